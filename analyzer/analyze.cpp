@@ -1,0 +1,156 @@
+#include "analyzer/analyze.h"
+
+#include <memory>
+
+#if __has_include("analyzer/dwarf_layout.h") // TEMP
+#include "analyzer/dwarf_layout.h"
+#define HAVE_DL 1
+#endif
+#include "analyzer/lua_stack.h"
+#include "analyzer/lua_symbolize.h"
+#include "analyzer/vm_locator.h"
+#include "luajit/layouts.h"
+#include "readers/elf_core.h"
+#include "readers/native_stack.h"
+
+namespace ljcore {
+
+namespace {
+
+ThreadResult thread_result(const CoreThread &t, const NativeStack &s, bool crashed)
+{
+	ThreadResult r;
+	r.tid = t.tid;
+	r.crashed = crashed;
+	r.signal = t.cursig;
+	r.stop_reason = s.stop_reason;
+	for (auto &f : s.frames)
+		r.frames.push_back({f.pc, f.function, f.offset, f.module, f.activation});
+	return r;
+}
+
+// Layouts to try, best first: what the DWARF of a module says, then the
+// built-in tables.
+std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
+						 std::vector<std::unique_ptr<lj_layout>> &owned,
+						 Arch arch, std::vector<std::string> &notes)
+{
+	std::vector<const lj_layout *> out;
+	for (auto &m : native.modules()) {
+		Dwfl_Module *mod = native.module_at(m.low);
+		uint64_t bias;
+		Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;
+		if (!dw)
+			continue;
+#ifdef HAVE_DL
+		auto ly = layout_from_dwarf(dw, arch);
+		if (!ly)
+			continue;
+#else
+		std::optional<lj_layout> ly; (void)arch; continue;
+#endif
+		owned.push_back(std::make_unique<lj_layout>(*ly));
+		out.push_back(owned.back().get());
+		notes.push_back("layout from the DWARF of " + m.name);
+	}
+	if (arch == Arch::x86_64) {
+		out.push_back(&lj_layout_upstream_gc64_x64);
+		out.push_back(&lj_layout_luajit2_gc64_x64);
+	}
+	return out;
+}
+
+} // namespace
+
+Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
+{
+	auto core = ElfCore::open(path, options.lookup);
+	if (!core)
+		return std::unexpected(core.error());
+	Analysis a;
+	a.core_path = path;
+	a.arch = arch_name((*core)->arch());
+	a.pid = (*core)->process().pid;
+	a.process_name = (*core)->process().name;
+	a.process_args = (*core)->process().args;
+	for (auto &w : (*core)->warnings())
+		a.problems.push_back(w);
+	if (auto &sig = (*core)->signal()) {
+		a.signal = sig->signo;
+		a.signal_code = sig->code;
+		a.fault_addr = sig->addr;
+		// si_addr is the faulting address only for these signals
+		// (and only when the kernel, not kill(), sent them: code > 0).
+		a.has_fault_addr = sig->code > 0 &&
+				   (sig->signo == 11 || sig->signo == 7 ||
+				    sig->signo == 4 || sig->signo == 8);
+	}
+
+	auto native = NativeSession::open(**core);
+	if (!native)
+		return std::unexpected(native.error().context(path));
+	std::vector<NativeStack> stacks;
+	for (size_t i = 0; i < (*core)->threads().size(); i++) {
+		const CoreThread &t = (*core)->threads()[i];
+		stacks.push_back((*native)->unwind(t.tid));
+		a.threads.push_back(thread_result(t, stacks.back(), i == 0));
+	}
+
+	std::vector<std::unique_ptr<lj_layout>> owned;
+	std::vector<std::string> layout_notes;
+	auto layouts = candidate_layouts(**native, owned, (*core)->arch(), layout_notes);
+	auto vms = find_vms(**core, (*core)->arch(), **native, stacks, layouts);
+	if (vms.empty())
+		a.problems.push_back("no LuaJIT VM found (tried the VM register at every "
+				     "native frame and the symbol globalL)");
+
+	CodeSymbolizer symbolize = [&](uint64_t addr) {
+		auto sym = (*native)->symbol_at(addr);
+		return sym && sym->addr == addr ? sym->name : std::string();
+	};
+	for (auto &c : vms) {
+		LuaMemory mem(**core, *c.layout);
+		const lj_layout &ly = *c.layout;
+		VmResult v;
+		v.global_state = c.g;
+		v.found_by = c.found_by;
+		v.checks = c.checks;
+		v.layout = ly.name;
+		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);
+		v.current_thread = mem.ref(c.g + ly.g_cur_L).value_or(0);
+		v.vmstate = mem.value<int32_t>(c.g + ly.g_vmstate).value_or(0);
+		v.vmstate_text = vmstate_text(v.vmstate);
+		v.gc_total = mem.ref(c.g + ly.g_gc_total).value_or(0);
+
+		WalkStart start;
+		start.L = v.current_thread ? v.current_thread : v.main_thread;
+		// In the interpreter itself L->base is stale: BASE and PC are
+		// live in registers of the innermost VM frame (vm_x64.dasc).
+		if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 &&
+		    (*core)->arch() == Arch::x86_64) {
+			const NativeFrame &f = stacks[*c.thread].frames[0];
+			start.base = f.regs.dwarf[1]; // rdx
+			start.top_pc = f.regs.dwarf[3]; // rbx
+		}
+		v.stack = walk_lua_stack(mem, start, symbolize);
+		if (!v.stack.complete)
+			a.problems.push_back("Lua stack of " + luajit_pointer(start.L) +
+					     " is incomplete: " + v.stack.stop_reason);
+		for (auto &f : v.stack.frames)
+			if (!f.problem.empty())
+				a.problems.push_back("Lua frame " + std::to_string(f.level) +
+						     ": " + f.problem);
+		size_t index = a.vms.size();
+		if (c.thread && c.frame) {
+			a.threads[*c.thread].vm_frame = *c.frame;
+			a.threads[*c.thread].vm_index = index;
+		}
+		a.vms.push_back(std::move(v));
+	}
+	for (auto &f : (*core)->files().statuses())
+		if (f.check == BuildIdCheck::mismatched || !f.detail.empty())
+			a.problems.push_back(f.detail);
+	return a;
+}
+
+} // namespace ljcore

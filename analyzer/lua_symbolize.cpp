@@ -1,0 +1,384 @@
+#include "analyzer/lua_symbolize.h"
+
+#include <bit>
+#include <cstring>
+
+#include "luajit/bytecode.h"
+
+namespace ljcore {
+
+namespace {
+
+// LUA_IDSIZE in luaconf.h: the size of short_src including its NUL.
+constexpr size_t lua_idsize = 60;
+// Caps that keep hostile input from making us read without end.
+constexpr uint32_t max_sizebc = 1u << 24;
+constexpr size_t max_varinfo = 1u << 20;
+
+std::string miss_text(const char *what, uint64_t addr, const ReadMiss &m)
+{
+	char buf[160];
+	snprintf(buf, sizeof buf, "reading %s at 0x%llx: ", what,
+		 (unsigned long long)addr);
+	return buf + m.reason + " at " + luajit_pointer(m.addr);
+}
+
+template <typename T>
+Expected<T> need(std::expected<T, ReadMiss> v, const char *what, uint64_t addr)
+{
+	if (!v)
+		return fail(miss_text(what, addr, v.error()));
+	return *v;
+}
+
+// A ULEB128 as lj_buf_ruleb128() reads it from varinfo.
+uint32_t read_uleb128(const std::vector<uint8_t> &buf, size_t &p)
+{
+	uint32_t v = 0;
+	for (int shift = 0; p < buf.size() && shift < 35; shift += 7) {
+		uint8_t b = buf[p++];
+		v |= uint32_t(b & 0x7f) << shift;
+		if (b < 0x80)
+			break;
+	}
+	return v;
+}
+
+// Names of the internal variables of for loops (VARNAMEDEF in lj_debug.h).
+const char *const for_varnames[] = {
+	"(for index)", "(for limit)", "(for step)",
+	"(for generator)", "(for state)", "(for control)",
+};
+constexpr uint8_t varname_max = 7; // VARNAME__MAX
+
+} // namespace
+
+std::string luajit_pointer(uint64_t p)
+{
+	if (p == 0)
+		return "NULL";
+	// 64-bit pointers are shortened to the digits the high half needs.
+	uint32_t hi = uint32_t(p >> 32);
+	unsigned n = 2 + 2 * 4 + (hi ? 2 + 2 * ((31 - std::countl_zero(hi)) >> 3) : 0);
+	std::string out(n, '0');
+	out[1] = 'x';
+	for (unsigned i = n - 1; i >= 2; i--, p >>= 4)
+		out[i] = "0123456789abcdef"[p & 15];
+	return out;
+}
+
+Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt)
+{
+	const lj_layout &ly = mem.layout();
+	Proto p;
+	p.addr = pt;
+	auto gct = need(mem.gct(pt), "GCproto", pt);
+	if (!gct)
+		return std::unexpected(gct.error());
+	if (*gct != LJ_TPROTO)
+		return fail("object at " + luajit_pointer(pt) + " is not a GCproto");
+	// Read every field; the first miss names the object it spoiled.
+	std::optional<ReadMiss> miss;
+	auto field = [&](auto read) {
+		auto v = read();
+		if (!v && !miss)
+			miss = v.error();
+		return v.value_or(0);
+	};
+	uint32_t sizebc = field([&] { return mem.value<uint32_t>(pt + ly.pt_sizebc); });
+	p.sizeuv = field([&] { return mem.value<uint8_t>(pt + ly.pt_sizeuv); });
+	p.k = field([&] { return mem.ref(pt + ly.pt_k); });
+	p.chunkname = field([&] { return mem.ref(pt + ly.pt_chunkname); });
+	p.firstline = field([&] { return mem.value<int32_t>(pt + ly.pt_firstline); });
+	p.numline = field([&] { return mem.value<int32_t>(pt + ly.pt_numline); });
+	p.lineinfo = field([&] { return mem.ref(pt + ly.pt_lineinfo); });
+	p.uvinfo = field([&] { return mem.ref(pt + ly.pt_uvinfo); });
+	p.varinfo = field([&] { return mem.ref(pt + ly.pt_varinfo); });
+	if (miss)
+		return fail(miss_text("GCproto", pt, *miss));
+	if (sizebc == 0 || sizebc > max_sizebc)
+		return fail("GCproto at " + luajit_pointer(pt) + " has implausible sizebc " +
+			    std::to_string(sizebc));
+	p.sizebc = sizebc;
+	p.bc = pt + ly.pt_size;
+	return p;
+}
+
+Expected<Proto> function_proto(const LuaMemory &mem, uint64_t fn)
+{
+	// GCfuncL.pc points at the first instruction, which follows the
+	// GCproto header (funcproto() in lj_obj.h).
+	auto pc = need(mem.ref(fn + mem.layout().fn_pc), "GCfunc", fn);
+	if (!pc)
+		return std::unexpected(pc.error());
+	return read_proto(mem, *pc - mem.layout().pt_size);
+}
+
+uint32_t bc_position(const Proto &pt, uint64_t pc)
+{
+	if (pc == 0 || pc < pt.bc || (pc - pt.bc) % 4 != 0)
+		return no_bcpos;
+	uint64_t pos = (pc - pt.bc) / 4 - 1;
+	// Past the end: a pc inside a trace (JLOOP undo) or garbage.
+	return pos <= pt.sizebc ? uint32_t(pos) : no_bcpos;
+}
+
+Expected<int32_t> proto_line(const LuaMemory &mem, const Proto &pt, uint32_t pos)
+{
+	if (pos > pt.sizebc || pt.lineinfo == 0)
+		return 0;
+	if (pos == pt.sizebc)
+		return pt.firstline + pt.numline;
+	if (pos == 0)
+		return pt.firstline;
+	pos--;
+	uint64_t at;
+	uint32_t delta;
+	if (pt.numline < 256) {
+		at = pt.lineinfo + pos;
+		auto v = need(mem.value<uint8_t>(at), "lineinfo", at);
+		if (!v)
+			return std::unexpected(v.error());
+		delta = *v;
+	} else if (pt.numline < 65536) {
+		at = pt.lineinfo + 2 * uint64_t(pos);
+		auto v = need(mem.value<uint16_t>(at), "lineinfo", at);
+		if (!v)
+			return std::unexpected(v.error());
+		delta = *v;
+	} else {
+		at = pt.lineinfo + 4 * uint64_t(pos);
+		auto v = need(mem.value<uint32_t>(at), "lineinfo", at);
+		if (!v)
+			return std::unexpected(v.error());
+		delta = *v;
+	}
+	return pt.firstline + int32_t(delta);
+}
+
+std::string short_source(const std::string &src, int32_t firstline)
+{
+	if (!src.empty() && src[0] == '=')
+		return src.substr(1, lua_idsize - 1);
+	if (!src.empty() && src[0] == '@') {
+		std::string name = src.substr(1);
+		if (name.size() >= lua_idsize)
+			return "..." + name.substr(name.size() - (lua_idsize - 4));
+		return name;
+	}
+	// [string "..."] up to the first control character; builtin chunks
+	// (firstline ~0) print as [builtin:...].
+	bool builtin = firstline == -1;
+	size_t len = 0;
+	while (len < lua_idsize - 12 && len < src.size() &&
+	       static_cast<unsigned char>(src[len]) >= ' ')
+		len++;
+	std::string out = builtin ? "[builtin:" : "[string \"";
+	if (len < src.size()) {
+		len = std::min(len, lua_idsize - 15);
+		out += src.substr(0, len) + "...";
+	} else {
+		out += src;
+	}
+	return out + (builtin ? "]" : "\"]");
+}
+
+Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
+						   const Proto &pt, uint32_t pos,
+						   uint32_t slot)
+{
+	if (pt.varinfo == 0)
+		return std::nullopt;
+	// Read varinfo in pages until its end marker; it is a sequence of
+	// (name or VARNAME_* code, start delta, length) records.
+	std::vector<uint8_t> buf;
+	size_t p = 0;
+	auto ensure = [&](size_t n) -> Expected<bool> {
+		while (buf.size() < n) {
+			if (buf.size() >= max_varinfo)
+				return false;
+			size_t old = buf.size();
+			buf.resize(old + 256);
+			auto r = mem.memory().read(pt.varinfo + old,
+						   std::as_writable_bytes(std::span(buf).subspan(old)));
+			if (!r) {
+				// A short tail is fine as long as what we need is there.
+				buf.resize(old);
+				for (size_t i = 0; i < 256; i++) {
+					uint8_t b;
+					if (!mem.memory().read(pt.varinfo + old + i,
+							       std::as_writable_bytes(std::span(&b, 1))))
+						break;
+					buf.push_back(b);
+				}
+				if (buf.size() < n)
+					return fail(miss_text("varinfo", pt.varinfo, r.error()));
+			}
+		}
+		return true;
+	};
+	uint32_t lastpc = 0;
+	for (;;) {
+		auto ok = ensure(p + 16);
+		if (!ok)
+			return std::unexpected(ok.error());
+		if (p >= buf.size())
+			return std::nullopt;
+		size_t name_at = p;
+		uint8_t vn = buf[p];
+		if (vn < varname_max) {
+			if (vn == 0)
+				return std::nullopt; // VARNAME_END
+		} else {
+			for (;;) {
+				if (auto r = ensure(p + 2); !r)
+					return std::unexpected(r.error());
+				if (p + 1 >= buf.size())
+					return std::nullopt;
+				if (buf[++p] == 0)
+					break;
+			}
+		}
+		p++;
+		if (auto r = ensure(p + 10); !r)
+			return std::unexpected(r.error());
+		uint32_t startpc = lastpc + read_uleb128(buf, p);
+		lastpc = startpc;
+		if (startpc > pos)
+			return std::nullopt;
+		uint32_t endpc = startpc + read_uleb128(buf, p);
+		if (pos < endpc && slot-- == 0) {
+			if (vn < varname_max)
+				return std::string(for_varnames[vn - 1]);
+			return std::string(reinterpret_cast<const char *>(&buf[name_at]));
+		}
+	}
+}
+
+namespace {
+
+Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt,
+				      uint32_t index)
+{
+	// proto_kgc(pt, ~index): GC constants sit below k, counted downwards.
+	uint64_t at = pt.k - uint64_t(index + 1) * mem.layout().ptrsize;
+	auto ref = need(mem.ref(at), "GC constant", at);
+	if (!ref)
+		return std::unexpected(ref.error());
+	auto s = need(mem.str(*ref), "GCstr", *ref);
+	return s;
+}
+
+Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt,
+				   uint32_t index)
+{
+	if (pt.uvinfo == 0 || index >= pt.sizeuv)
+		return std::string();
+	// uvinfo holds sizeuv NUL-terminated names back to back.
+	std::string names;
+	uint64_t at = pt.uvinfo;
+	uint32_t seen = 0;
+	for (size_t i = 0; i < max_varinfo; i++) {
+		auto c = need(mem.value<char>(at + i), "uvinfo", at);
+		if (!c)
+			return std::unexpected(c.error());
+		if (*c == 0) {
+			if (seen++ == index)
+				return names;
+			names.clear();
+		} else {
+			names += *c;
+		}
+	}
+	return fail("uvinfo at " + luajit_pointer(at) + " has no end");
+}
+
+// lj_debug_slotname(): what the instructions before pos put into slot.
+Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
+				 const std::vector<uint32_t> &bc, uint32_t pos,
+				 uint32_t slot)
+{
+	for (;;) {
+		auto local = variable_name(mem, pt, pos, slot);
+		if (!local)
+			return std::unexpected(local.error());
+		if (*local)
+			return FunctionName{"local", **local};
+		bool restart = false;
+		while (!restart && pos-- > 1) {
+			// ip > proto_bc(pt): instruction 0 is never looked at.
+			uint32_t ins = bc[pos];
+			uint32_t op = LJ_BC_OP(ins), ra = LJ_BC_A(ins);
+			if (op >= LJ_BC_COUNT)
+				return FunctionName{};
+			uint8_t amode = lj_bcdefs[op].amode;
+			if (amode == LJ_BCM_BASE) {
+				if (slot >= ra &&
+				    (std::strcmp(lj_bcdefs[op].name, "KNIL") != 0 ||
+				     slot <= LJ_BC_D(ins)))
+					return FunctionName{};
+			} else if (amode == LJ_BCM_DST && ra == slot) {
+				std::string_view name = lj_bcdefs[op].name;
+				if (name == "MOV") {
+					slot = LJ_BC_D(ins);
+					restart = true;
+				} else if (name == "GGET") {
+					auto s = constant_string(mem, pt, LJ_BC_D(ins));
+					if (!s)
+						return std::unexpected(s.error());
+					return FunctionName{"global", *s};
+				} else if (name == "TGETS") {
+					auto s = constant_string(mem, pt, LJ_BC_C(ins));
+					if (!s)
+						return std::unexpected(s.error());
+					if (pos > 0) {
+						uint32_t prev = bc[pos - 1];
+						if (std::string_view(lj_bcdefs[LJ_BC_OP(prev) % LJ_BC_COUNT].name) == "MOV" &&
+						    LJ_BC_A(prev) == ra + 1 + mem.layout().fr2 &&
+						    LJ_BC_D(prev) == LJ_BC_B(ins))
+							return FunctionName{"method", *s};
+					}
+					return FunctionName{"field", *s};
+				} else if (name == "UGET") {
+					auto s = upvalue_name(mem, pt, LJ_BC_D(ins));
+					if (!s)
+						return std::unexpected(s.error());
+					return FunctionName{"upvalue", *s};
+				} else {
+					return FunctionName{};
+				}
+			}
+		}
+		if (!restart)
+			return FunctionName{};
+	}
+}
+
+} // namespace
+
+Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller,
+					uint32_t pos)
+{
+	if (pos >= caller.sizebc)
+		return FunctionName{};
+	std::vector<uint32_t> bc(pos + 1);
+	auto r = mem.memory().read(caller.bc, std::as_writable_bytes(std::span(bc)));
+	if (!r)
+		return fail(miss_text("bytecode", caller.bc, r.error()));
+	uint32_t ins = bc[pos];
+	uint32_t op = LJ_BC_OP(ins);
+	if (op >= LJ_BC_COUNT)
+		return fail("unknown bytecode " + std::to_string(op) + " at the call site");
+	uint8_t mm = lj_bcdefs[op].mm;
+	if (mm == LJ_MM_call) {
+		uint32_t slot = LJ_BC_A(ins);
+		if (std::string_view(lj_bcdefs[op].name) == "ITERC")
+			slot -= 3;
+		return slot_name(mem, caller, bc, pos, slot);
+	}
+	if (mm != LJ_MM_NONE)
+		return FunctionName{"metamethod", lj_mm_names[mm]};
+	return FunctionName{};
+}
+
+} // namespace ljcore

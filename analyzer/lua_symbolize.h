@@ -1,0 +1,65 @@
+// Names and lines of Lua frames, derived the way lj_debug.c derives them:
+// chunk name and current line from the GCproto, the function's name from
+// the bytecode of its caller.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "readers/error.h"
+
+namespace ljcore {
+
+// The parts of a GCproto the symbolizer reads.
+struct Proto {
+	uint64_t addr = 0;
+	uint32_t sizebc = 0;
+	uint8_t sizeuv = 0;
+	uint64_t k = 0;
+	uint64_t chunkname = 0; // GCstr *
+	int32_t firstline = 0;
+	int32_t numline = 0;
+	uint64_t lineinfo = 0;
+	uint64_t uvinfo = 0;
+	uint64_t varinfo = 0;
+	uint64_t bc = 0; // first instruction, right after the header
+};
+
+constexpr uint32_t no_bcpos = ~uint32_t(0);
+
+Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt);
+// The GCproto of a Lua function (GCfuncL).
+Expected<Proto> function_proto(const LuaMemory &mem, uint64_t fn);
+
+// BCPos of a raw pc as debug_framepc() computes it, or no_bcpos.
+uint32_t bc_position(const Proto &pt, uint64_t pc);
+
+// lj_debug_line(): the source line of a bytecode position.
+Expected<int32_t> proto_line(const LuaMemory &mem, const Proto &pt, uint32_t pos);
+
+// lj_debug_shortname(): "file.lua", "...tail/of/a/long/path.lua",
+// [string "chunk..."].
+std::string short_source(const std::string &chunkname, int32_t firstline);
+
+struct FunctionName {
+	std::string namewhat; // empty if LuaJIT would find no name
+	std::string name;
+};
+
+// lj_debug_funcname(): how the caller, a Lua function stopped at the call
+// instruction at caller_pos, named the function it called.
+Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller,
+					uint32_t caller_pos);
+
+// The local variable name of a slot at a position (debug_varname()).
+Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
+						   const Proto &pt, uint32_t pos,
+						   uint32_t slot);
+
+// lj_strfmt_wptr(): how LuaJIT's "%p" prints a pointer.
+std::string luajit_pointer(uint64_t p);
+
+} // namespace ljcore

@@ -1,0 +1,91 @@
+// The result of an analysis: plain data that renderers print. Every part
+// says how it was obtained and what could not be read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ljcore {
+
+// One Lua call frame, named the way lua_getinfo("Snl") would name it.
+struct LuaFrame {
+	uint32_t level = 0;    // as lua_getstack() counts
+	uint64_t slot = 0;     // address of the frame link slot
+	uint64_t function = 0; // GCfunc *
+	uint64_t pc = 0;       // bytecode pc, 0 if unknown
+	uint32_t frame_type = 0;
+
+	std::string what;      // "Lua", "main" or "C"
+	std::string source;    // chunk name as stored ("@file.lua", "=stdin")
+	std::string short_src; // as LuaJIT shortens it
+	int current_line = -1; // -1: no line (C function or unknown pc)
+	int line_defined = -1;
+	std::string namewhat; // "global", "local", "method", "field",
+			      // "upvalue", "metamethod", "for iterator", ""
+	std::string name;
+	int ffid = 0;            // fast function id, 0 Lua, 1 plain C
+	uint64_t c_function = 0; // lua_CFunction of a C function
+	std::string c_symbol;    // its symbol, if known
+	std::string problem;     // what could not be read for this frame
+};
+
+struct LuaStack {
+	uint64_t L = 0;
+	std::vector<LuaFrame> frames;
+	bool complete = true;
+	std::string stop_reason; // why the walk ended early
+};
+
+struct NativeFrameInfo {
+	uint64_t pc = 0;
+	std::string function;
+	uint64_t offset = 0;
+	std::string module;
+	bool activation = false;
+};
+
+struct ThreadResult {
+	int32_t tid = 0;
+	bool crashed = false;
+	int signal = 0;
+	std::vector<NativeFrameInfo> frames;
+	std::string stop_reason;
+	// The native frame below which the VM's Lua frames run, if any.
+	std::optional<size_t> vm_frame;
+	std::optional<size_t> vm_index; // into Analysis::vms
+};
+
+struct VmResult {
+	uint64_t global_state = 0; // global_State *
+	uint64_t main_thread = 0;
+	uint64_t current_thread = 0; // g->cur_L, 0 if none
+	std::string found_by;        // how G was found
+	std::vector<std::string> checks; // consistency checks it passed
+	std::string layout;          // which layout table or DWARF
+	int32_t vmstate = 0;
+	std::string vmstate_text;    // "interpreter", "C", "trace 12", ...
+	uint64_t gc_total = 0;       // g->gc.total: bytes the GC manages
+	LuaStack stack;              // of the current coroutine
+};
+
+struct Analysis {
+	static constexpr int schema_version = 1;
+
+	std::string core_path;
+	std::string arch;
+	int32_t pid = 0;
+	std::string process_name;
+	std::string process_args;
+	int signal = 0;
+	int signal_code = 0;
+	uint64_t fault_addr = 0;
+	bool has_fault_addr = false;
+
+	std::vector<ThreadResult> threads;
+	std::vector<VmResult> vms;
+	std::vector<std::string> problems; // what could not be read, and why
+};
+
+} // namespace ljcore

@@ -1,0 +1,149 @@
+#include "analyzer/vm_locator.h"
+
+#include "analyzer/lua_symbolize.h"
+
+namespace ljcore {
+
+namespace {
+
+// Names of VM states in LJ_VMST_* order; vmstate holds their complement.
+const char *const vmstate_names[] = {
+	"interpreter", "C", "GC", "trace exit", "trace recorder",
+	"trace optimizer", "trace assembler",
+};
+
+std::string hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+// A frame whose symbol says it is LuaJIT's interpreter or one of its
+// fast functions, for the message that tells how G was found.
+bool is_vm_symbol(const std::string &name)
+{
+	return name.starts_with("lj_vm_") || name.starts_with("lj_BC_") ||
+	       name.starts_with("lj_ff_") || name.starts_with("lj_fff_") ||
+	       name.starts_with("lj_cont_");
+}
+
+} // namespace
+
+std::string vmstate_text(int32_t vmstate)
+{
+	if (vmstate >= 0)
+		return "trace " + std::to_string(vmstate);
+	uint32_t index = ~uint32_t(vmstate);
+	if (index < std::size(vmstate_names))
+		return vmstate_names[index];
+	return "unknown (" + std::to_string(vmstate) + ")";
+}
+
+int vm_register(Arch arch)
+{
+	return arch == Arch::x86_64 ? 14 : 22;
+}
+
+Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint64_t g)
+{
+	const lj_layout &ly = mem.layout();
+	std::vector<std::string> checks;
+	auto main = mem.ref(g + ly.g_mainthref);
+	if (!main)
+		return fail("g->mainthref unreadable: " + main.error().reason);
+	if (*main != g - ly.gg_g)
+		return fail("g->mainthref " + hex(*main) + " is not the lua_State in front of g");
+	auto main_g = mem.ref(*main + ly.L_glref);
+	if (!main_g || *main_g != g)
+		return fail("G(mainthread) != g");
+	checks.push_back("G(mainthread) == g");
+	auto gct = mem.gct(g + ly.g_strempty);
+	auto len = mem.value<uint32_t>(g + ly.g_strempty + ly.str_len);
+	if (!gct || *gct != LJ_TSTR || !len || *len != 0)
+		return fail("g->strempty is not an empty string");
+	checks.push_back("strempty is an empty GCstr");
+	auto main_gct = mem.gct(*main);
+	if (!main_gct || *main_gct != LJ_TTHREAD)
+		return fail("mainthread is not a thread object");
+	checks.push_back("mainthread is a thread");
+	auto cur = mem.ref(g + ly.g_cur_L);
+	if (!cur)
+		return fail("g->cur_L unreadable: " + cur.error().reason);
+	if (*cur) {
+		auto cur_g = mem.ref(*cur + ly.L_glref);
+		if (!cur_g || *cur_g != g)
+			return fail("G(g->cur_L) != g");
+		checks.push_back("G(cur_L) == g");
+	}
+	return checks;
+}
+
+std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
+				  const NativeSession &native,
+				  const std::vector<NativeStack> &stacks,
+				  const std::vector<const lj_layout *> &layouts)
+{
+	std::vector<VmCandidate> found;
+	auto known = [&](uint64_t g) {
+		for (auto &c : found)
+			if (c.g == g)
+				return true;
+		return false;
+	};
+	const int reg = vm_register(arch);
+	const char *reg_name = arch == Arch::x86_64 ? "r14 (DISPATCH)" : "x22 (GLREG)";
+
+	// (a) The VM register, at the innermost frame inside the VM first:
+	// that frame is where Lua code runs; outer ones only carry the value.
+	for (size_t t = 0; t < stacks.size(); t++) {
+		const auto &frames = stacks[t].frames;
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t i = 0; i < frames.size(); i++) {
+				const NativeFrame &f = frames[i];
+				if (!f.has_reg(reg) || (pass == 0) != is_vm_symbol(f.function))
+					continue;
+				for (const lj_layout *ly : layouts) {
+					uint64_t v = f.regs.dwarf[size_t(reg)];
+					uint64_t g = arch == Arch::x86_64
+							     ? v - ly->gg_dispatch + ly->gg_g
+							     : v;
+					if (known(g))
+						continue;
+					LuaMemory mem(memory, *ly);
+					auto checks = check_global_state(mem, g);
+					if (!checks)
+						continue;
+					VmCandidate c{g, ly,
+						      std::string("VM register ") + reg_name +
+							      " at frame #" + std::to_string(i) +
+							      (f.function.empty() ? "" : " " + f.function) +
+							      " of thread " + std::to_string(stacks[t].tid),
+						      *checks, t, i};
+					found.push_back(std::move(c));
+				}
+			}
+		}
+	}
+
+	// (b) luajit.c keeps its main lua_State in the static `globalL`.
+	if (auto sym = native.symbol_by_name("globalL")) {
+		for (const lj_layout *ly : layouts) {
+			LuaMemory mem(memory, *ly);
+			auto L = memory.read_value<uint64_t>(sym->addr);
+			if (!L || !*L)
+				break;
+			auto g = mem.ref(*L + ly->L_glref);
+			if (!g || known(*g))
+				continue;
+			auto checks = check_global_state(mem, *g);
+			if (!checks)
+				continue;
+			found.push_back(VmCandidate{*g, ly, "symbol globalL in " + sym->module,
+						    *checks, std::nullopt, std::nullopt});
+		}
+	}
+	return found;
+}
+
+} // namespace ljcore

@@ -1,0 +1,43 @@
+// Finding LuaJIT VMs (global_State) in a core, and deciding whether a
+// candidate really is one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "readers/native_stack.h"
+
+namespace ljcore {
+
+struct VmCandidate {
+	uint64_t g = 0;
+	const lj_layout *layout = nullptr;
+	std::string found_by;
+	std::vector<std::string> checks; // what it passed
+	// Where the DISPATCH register pointed at it, if that is how.
+	std::optional<size_t> thread, frame;
+};
+
+// A global_State is accepted only when it is consistent with itself:
+// G(mainthread) == g, mainthread sits right before g in GG_State,
+// strempty is an empty string, and G(cur_L) == g.
+Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint64_t g);
+
+// The DWARF register that holds the VM's dispatch table (x86_64 r14) or
+// global_State (aarch64 GLREG x22).
+int vm_register(Arch arch);
+
+// Candidates from the VM register at every native frame (callee-saved,
+// so recovered by CFI even below C code) and from the `globalL` symbol.
+std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
+				  const NativeSession &native,
+				  const std::vector<NativeStack> &stacks,
+				  const std::vector<const lj_layout *> &layouts);
+
+// g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0).
+std::string vmstate_text(int32_t vmstate);
+
+} // namespace ljcore

@@ -1,0 +1,111 @@
+// ljcore: what was this LuaJIT process doing when it died?
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "analyzer/analyze.h"
+#include "cli/exit_codes.h"
+#include "cli/render.h"
+
+using namespace ljcore;
+
+namespace {
+
+struct Common {
+	std::string core;
+	std::string exe;
+	std::string sysroot;
+	bool debuginfod = false;
+};
+
+void add_common(CLI::App *cmd, Common &c)
+{
+	cmd->add_option("core", c.core, "ELF core file (kernel or gdb gcore)")
+		->required()
+		->check(CLI::ExistingFile);
+	cmd->add_option("--exe", c.exe,
+			"the executable, when the path recorded in the core does "
+			"not hold it on this machine");
+	cmd->add_option("--sysroot", c.sysroot,
+			"look up every file of the core under this directory")
+		->check(CLI::ExistingDirectory);
+	cmd->add_flag("--debuginfod", c.debuginfod,
+		      "let libdw ask the debuginfod servers in DEBUGINFOD_URLS");
+}
+
+// The exit status tells a script how much it can trust the output.
+int status_of(const Analysis &a)
+{
+	if (a.vms.empty())
+		return exit_no_vm;
+	return a.problems.empty() ? exit_ok : exit_partial;
+}
+
+void print_problems(const Analysis &a)
+{
+	for (auto &p : a.problems)
+		std::cerr << "ljcore: " << p << "\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	CLI::App app{"ljcore: Lua backtraces and VM state from cores of LuaJIT processes"};
+	app.require_subcommand(1);
+	app.footer(exit_codes_help);
+
+	Common common;
+	auto *analyze = app.add_subcommand("analyze", "summary, native and Lua frames of every thread");
+	add_common(analyze, common);
+	bool analyze_json = false;
+	analyze->add_flag("--json", analyze_json, "print the result model as JSON");
+
+	auto *bt = app.add_subcommand("bt", "Lua backtrace of each VM's running coroutine");
+	add_common(bt, common);
+	std::string format = "text";
+	int level = 0;
+	bt->add_option("--format", format, "text, luajit (as debug.traceback prints it) or json")
+		->check(CLI::IsMember({"text", "luajit", "json"}));
+	bt->add_flag("--json", [&](int64_t) { format = "json"; }, "same as --format=json");
+	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
+		->check(CLI::NonNegativeNumber);
+
+	try {
+		app.parse(argc, argv);
+	} catch (const CLI::ParseError &e) {
+		int code = app.exit(e);
+		return code == 0 ? exit_ok : exit_usage;
+	}
+
+	// Offline by default: a crash analysis should not wait on the network.
+	if (!common.debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+
+	AnalyzeOptions options;
+	options.lookup = {common.exe, common.sysroot};
+	auto result = analyze_core(common.core, options);
+	if (!result) {
+		std::cerr << "ljcore: " << result.error().message << "\n";
+		return exit_unreadable;
+	}
+	RenderOptions render;
+	render.level = level;
+	if (analyze->parsed()) {
+		if (analyze_json) {
+			render_json(std::cout, *result);
+		} else {
+			render_text(std::cout, *result, render);
+		}
+	} else if (format == "json") {
+		render_json(std::cout, *result);
+	} else {
+		if (format == "luajit")
+			render_luajit(std::cout, *result, render);
+		else
+			render_lua_text(std::cout, *result, render);
+		print_problems(*result);
+	}
+	return status_of(*result);
+}

@@ -1,0 +1,28 @@
+// Renderers: each prints an Analysis one way and decides nothing else.
+#pragma once
+
+#include <ostream>
+
+#include "analyzer/model.h"
+
+namespace ljcore {
+
+struct RenderOptions {
+	bool native = true; // show native frames (text)
+	int level = 0;      // first Lua level (--format=luajit)
+};
+
+// Human-readable report: process, VMs, threads with mixed frames.
+void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o);
+// Lua frames only, one block per VM.
+void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &o);
+// Exactly what LuaJIT's debug.traceback("", level) prints after the
+// message line, for each VM's current coroutine.
+void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o);
+// The whole model as JSON (schema_version in the document).
+void render_json(std::ostream &out, const Analysis &a);
+
+std::string signal_name(int signo);
+std::string hex_address(uint64_t v);
+
+} // namespace ljcore

@@ -1,0 +1,106 @@
+// The result model as JSON. Addresses are "0x..." strings: JSON numbers
+// lose precision above 2^53.
+#include <nlohmann/json.hpp>
+
+#include "cli/render.h"
+
+namespace ljcore {
+
+namespace {
+
+using nlohmann::json;
+
+std::string addr(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+json lua_stack_json(const LuaStack &s)
+{
+	json frames = json::array();
+	for (auto &f : s.frames) {
+		json j = {
+			{"level", f.level},
+			{"what", f.what},
+			{"source", f.source},
+			{"short_src", f.short_src},
+			{"current_line", f.current_line},
+			{"line_defined", f.line_defined},
+			{"namewhat", f.namewhat},
+			{"name", f.name},
+			{"ffid", f.ffid},
+			{"slot", addr(f.slot)},
+			{"function", addr(f.function)},
+			{"pc", addr(f.pc)},
+			{"frame_type", f.frame_type},
+		};
+		if (f.c_function)
+			j["c_function"] = addr(f.c_function);
+		if (!f.c_symbol.empty())
+			j["c_symbol"] = f.c_symbol;
+		if (!f.problem.empty())
+			j["problem"] = f.problem;
+		frames.push_back(std::move(j));
+	}
+	json j = {{"L", addr(s.L)}, {"complete", s.complete}, {"frames", frames}};
+	if (!s.complete)
+		j["stop_reason"] = s.stop_reason;
+	return j;
+}
+
+} // namespace
+
+void render_json(std::ostream &out, const Analysis &a)
+{
+	json doc;
+	doc["schema_version"] = Analysis::schema_version;
+	doc["core"] = a.core_path;
+	doc["arch"] = a.arch;
+	doc["process"] = {{"pid", a.pid}, {"name", a.process_name}, {"args", a.process_args}};
+	if (a.signal) {
+		json sig = {{"number", a.signal}, {"name", signal_name(a.signal)},
+			    {"code", a.signal_code}};
+		if (a.has_fault_addr)
+			sig["fault_address"] = addr(a.fault_addr);
+		doc["signal"] = sig;
+	}
+	json vms = json::array();
+	for (auto &vm : a.vms)
+		vms.push_back({{"global_state", addr(vm.global_state)},
+			       {"found_by", vm.found_by},
+			       {"checks", vm.checks},
+			       {"layout", vm.layout},
+			       {"vmstate", vm.vmstate},
+			       {"vmstate_text", vm.vmstate_text},
+			       {"gc_total", vm.gc_total},
+			       {"main_thread", addr(vm.main_thread)},
+			       {"current_thread", addr(vm.current_thread)},
+			       {"stack", lua_stack_json(vm.stack)}});
+	doc["vms"] = vms;
+	json threads = json::array();
+	for (auto &t : a.threads) {
+		json frames = json::array();
+		for (auto &f : t.frames)
+			frames.push_back({{"pc", addr(f.pc)},
+					  {"function", f.function},
+					  {"offset", f.offset},
+					  {"module", f.module},
+					  {"activation", f.activation}});
+		json j = {{"tid", t.tid}, {"crashed", t.crashed}, {"signal", t.signal},
+			  {"frames", frames}};
+		if (t.vm_frame) {
+			j["lua_below_frame"] = *t.vm_frame;
+			j["vm"] = *t.vm_index;
+		}
+		if (!t.stop_reason.empty())
+			j["stop_reason"] = t.stop_reason;
+		threads.push_back(std::move(j));
+	}
+	doc["threads"] = threads;
+	doc["problems"] = a.problems;
+	out << doc.dump(2) << "\n";
+}
+
+} // namespace ljcore

@@ -1,0 +1,146 @@
+// The human-readable report.
+#include <cstring>
+#include <string.h>
+
+#include "cli/render.h"
+
+namespace ljcore {
+
+std::string hex_address(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%016llx", (unsigned long long)v);
+	return buf;
+}
+
+std::string signal_name(int signo)
+{
+	const char *abbrev = sigabbrev_np(signo);
+	return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signo);
+}
+
+namespace {
+
+std::string lua_frame_text(const LuaFrame &f)
+{
+	std::string s = f.what == "C" ? "[C] " : "[Lua] ";
+	if (f.what == "C") {
+		if (!f.namewhat.empty())
+			s += f.namewhat + " '" + f.name + "'";
+		else if (f.ffid > 1)
+			s += "builtin#" + std::to_string(f.ffid);
+		else
+			s += "function";
+		if (!f.c_symbol.empty())
+			s += " (" + f.c_symbol + ")";
+		else if (f.c_function)
+			s += " at " + hex_address(f.c_function);
+		return s;
+	}
+	s += f.short_src;
+	if (f.current_line > 0)
+		s += ":" + std::to_string(f.current_line);
+	if (!f.namewhat.empty())
+		s += " in " + f.namewhat + " '" + f.name + "'";
+	else if (f.what == "main")
+		s += " in main chunk";
+	else
+		s += " in function <" + f.short_src + ":" + std::to_string(f.line_defined) + ">";
+	return s;
+}
+
+void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
+{
+	for (auto &f : s.frames) {
+		out << indent << lua_frame_text(f);
+		if (!f.problem.empty())
+			out << "  (" << f.problem << ")";
+		out << "\n";
+	}
+	if (!s.complete)
+		out << indent << "(stack incomplete: " << s.stop_reason << ")\n";
+}
+
+void vm_header(std::ostream &out, const VmResult &vm)
+{
+	out << "VM " << hex_address(vm.global_state) << "  found by: " << vm.found_by << "\n"
+	    << "  layout: " << vm.layout << "\n  checks:";
+	for (size_t i = 0; i < vm.checks.size(); i++)
+		out << (i ? ", " : " ") << vm.checks[i];
+	out << "\n  state: " << vm.vmstate_text << ", GC heap " << vm.gc_total
+	    << " bytes, current coroutine " << hex_address(vm.stack.L) << "\n";
+}
+
+} // namespace
+
+void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
+{
+	out << "process " << a.pid << " (" << (a.process_args.empty() ? a.process_name : a.process_args)
+	    << "), ";
+	if (a.signal) {
+		out << signal_name(a.signal);
+		if (a.has_fault_addr)
+			out << " at " << hex_address(a.fault_addr);
+	} else {
+		out << "no signal";
+	}
+	out << ", " << a.arch << "\n";
+	for (auto &vm : a.vms)
+		vm_header(out, vm);
+	for (auto &t : a.threads) {
+		out << "\nthread " << t.tid;
+		if (t.crashed)
+			out << " (crashed)";
+		if (t.signal)
+			out << " " << signal_name(t.signal);
+		out << "\n";
+		if (!o.native)
+			continue;
+		for (size_t i = 0; i < t.frames.size(); i++) {
+			auto &f = t.frames[i];
+			char num[32];
+			snprintf(num, sizeof num, "  #%-3zu", i);
+			out << num << hex_address(f.pc) << " ";
+			if (!f.function.empty()) {
+				out << f.function;
+				if (f.offset)
+					out << "+0x" << std::hex << f.offset << std::dec;
+			} else {
+				out << "??";
+			}
+			if (!f.module.empty())
+				out << "  " << f.module;
+			out << "\n";
+			if (t.vm_frame == i && t.vm_index)
+				lua_frames(out, a.vms[*t.vm_index].stack, "        ");
+		}
+		if (!t.stop_reason.empty())
+			out << "  (unwinding stopped: " << t.stop_reason << ")\n";
+	}
+	// VMs no native frame leads to still show their Lua stack.
+	for (size_t v = 0; v < a.vms.size(); v++) {
+		bool shown = false;
+		for (auto &t : a.threads)
+			shown |= o.native && t.vm_index == v;
+		if (!shown) {
+			out << "\nLua stack of VM " << hex_address(a.vms[v].global_state) << "\n";
+			lua_frames(out, a.vms[v].stack, "  ");
+		}
+	}
+	if (!a.problems.empty()) {
+		out << "\nproblems:\n";
+		for (auto &p : a.problems)
+			out << "  " << p << "\n";
+	}
+}
+
+void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &)
+{
+	for (auto &vm : a.vms) {
+		out << "VM " << hex_address(vm.global_state) << " (" << vm.vmstate_text
+		    << "), coroutine " << hex_address(vm.stack.L) << "\n";
+		lua_frames(out, vm.stack, "  ");
+	}
+}
+
+} // namespace ljcore

@@ -1,0 +1,52 @@
+/*
+ * Built-in LuaJIT layouts, one per build flavour we know. They serve
+ * stripped binaries, which carry no DWARF to read the offsets from; the
+ * analyzer validates a table against the memory before trusting it, and a
+ * test checks each table against the DWARF of the builds we make.
+ *
+ * Sources: lj_obj.h (lua_State, global_State, GCproto, GCfunc, GCstr),
+ * lj_dispatch.h (GG_State), lj_frame.h (CFRAME_OFS_* per architecture).
+ */
+#ifndef LJCORE_LUAJIT_LAYOUTS_H
+#define LJCORE_LUAJIT_LAYOUTS_H
+
+#include "layout.h"
+
+/* Fields that do not move between the two 2.1 forks on x86_64 GC64. */
+#define LJ_LAYOUT_GC64_COMMON                                              \
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8,                                 \
+	.L_status = 11, .L_glref = 16, .L_base = 32, .L_top = 40,          \
+	.L_maxstack = 48, .L_stack = 56, .L_cframe = 80,                   \
+	.L_stacksize = 88,                                                 \
+	.g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,           \
+	.g_cur_L = 368, .g_jit_base = 376, .g_gc_total = 16,               \
+	.fn_ffid = 10, .fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40,        \
+	.pt_size = 104, .pt_numparams = 10, .pt_framesize = 11,            \
+	.pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48, .pt_sizeuv = 60,    \
+	.pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,            \
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,              \
+	.pt_varinfo = 96,                                                  \
+	.str_len = 20, .str_size = 24
+
+/* CFRAME_OFS_* for x86_64 (not Windows) with GC64. */
+#define LJ_CFRAME_X64_GC64 .cf_nres = 8, .cf_prev = 32, .cf_l = 16, .cf_pc = 24
+
+/* LuaJIT 2.1 as Debian's "luajit" package ships it (2.1.0-beta3+git). */
+static const struct lj_layout lj_layout_upstream_gc64_x64 = {
+	.name = "upstream LuaJIT 2.1, GC64, x86_64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x60, /* after the 96-byte main lua_State */
+	.gg_dispatch = 0xfe0,
+	LJ_CFRAME_X64_GC64,
+};
+
+/* OpenResty's luajit2 (2.1-2023xxxx): lua_State grows by exdata, exdata2. */
+static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
+	.name = "OpenResty luajit2 2.1, GC64, x86_64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x70, /* after the 112-byte main lua_State */
+	.gg_dispatch = 0x1018,
+	LJ_CFRAME_X64_GC64,
+};
+
+#endif

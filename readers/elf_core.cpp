@@ -1,0 +1,332 @@
+#include "readers/elf_core.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ljcore {
+
+const char *arch_name(Arch arch)
+{
+	return arch == Arch::x86_64 ? "x86_64" : "aarch64";
+}
+
+namespace {
+
+// Offsets in the 64-bit struct elf_prstatus and elf_prpsinfo (the same on
+// x86_64 and aarch64: <linux/elfcore.h> with 64-bit longs).
+constexpr size_t prstatus_cursig = 12;
+constexpr size_t prstatus_pid = 32;
+constexpr size_t prstatus_reg = 112;
+constexpr size_t prpsinfo_pid = 24;
+constexpr size_t prpsinfo_fname = 40;
+constexpr size_t prpsinfo_psargs = 56;
+
+// user_regs_struct order on x86_64 -> DWARF register numbers.
+constexpr int x86_64_reg_to_dwarf[] = {
+	15, 14, 13, 12, 6 /* rbp */, 3 /* rbx */, 11, 10, 9, 8,
+	0 /* rax */, 2 /* rcx */, 1 /* rdx */, 4 /* rsi */, 5 /* rdi */,
+	-1 /* orig_rax */, 16 /* rip */, -1, -1, 7 /* rsp */};
+
+template <typename T> T load(const std::byte *p)
+{
+	T v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+std::string c_string(const std::byte *p, size_t max)
+{
+	auto *s = reinterpret_cast<const char *>(p);
+	return std::string(s, strnlen(s, max));
+}
+
+} // namespace
+
+ElfCore::~ElfCore()
+{
+	if (elf_)
+		elf_end(elf_);
+	if (image_)
+		munmap(const_cast<std::byte *>(image_), image_size_);
+	if (fd_ >= 0)
+		close(fd_);
+}
+
+Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
+						 FileLookup lookup)
+{
+	std::unique_ptr<ElfCore> core(new ElfCore());
+	core->path_ = path;
+	core->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (core->fd_ < 0)
+		return fail(path + ": " + strerror(errno));
+	struct stat st;
+	if (fstat(core->fd_, &st) != 0)
+		return fail(path + ": " + strerror(errno));
+	if (st.st_size < EI_NIDENT)
+		return fail(path + ": too small to be an ELF file");
+	core->image_size_ = size_t(st.st_size);
+	void *image = mmap(nullptr, core->image_size_, PROT_READ, MAP_PRIVATE,
+			   core->fd_, 0);
+	if (image == MAP_FAILED)
+		return fail(path + ": mmap: " + strerror(errno));
+	core->image_ = static_cast<const std::byte *>(image);
+
+	elf_version(EV_CURRENT);
+	core->elf_ = elf_begin(core->fd_, ELF_C_READ_MMAP, nullptr);
+	if (!core->elf_)
+		return fail(path + ": " + elf_errmsg(-1));
+	GElf_Ehdr eh;
+	if (elf_kind(core->elf_) != ELF_K_ELF || !gelf_getehdr(core->elf_, &eh))
+		return fail(path + ": not an ELF file");
+	if (eh.e_type != ET_CORE)
+		return fail(path + ": ELF file but not a core (e_type " +
+			    std::to_string(eh.e_type) + ")");
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return fail(path + ": only 64-bit little-endian cores are supported");
+	if (eh.e_machine == EM_X86_64)
+		core->arch_ = Arch::x86_64;
+	else if (eh.e_machine == EM_AARCH64)
+		core->arch_ = Arch::aarch64;
+	else
+		return fail(path + ": unsupported machine " + std::to_string(eh.e_machine));
+
+	if (auto r = core->load_segments(); !r)
+		return std::unexpected(r.error().context(path));
+	if (auto r = core->load_notes(); !r)
+		return std::unexpected(r.error().context(path));
+
+	// The main executable is the mapping that holds the entry point.
+	std::string exe_path;
+	if (auto entry = core->auxv_value(AT_ENTRY))
+		for (auto &m : core->file_mappings_)
+			if (*entry >= m.start && *entry < m.end)
+				exe_path = m.path;
+	ElfCore *self = core.get();
+	core->files_ = std::make_unique<MappedFiles>(
+		std::move(core->file_mappings_), std::move(lookup), exe_path,
+		[self](uint64_t addr, std::span<std::byte> out) {
+			return self->read_core_only(addr, out);
+		});
+	return core;
+}
+
+Expected<void> ElfCore::load_segments()
+{
+	size_t n;
+	if (elf_getphdrnum(elf_, &n) != 0)
+		return fail(std::string("program headers: ") + elf_errmsg(-1));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf_, int(i), &ph))
+			return fail(std::string("program header: ") + elf_errmsg(-1));
+		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz});
+	}
+	std::sort(segments_.begin(), segments_.end(),
+		  [](auto &a, auto &b) { return a.vaddr < b.vaddr; });
+	return {};
+}
+
+Expected<void> ElfCore::load_notes()
+{
+	size_t n;
+	if (elf_getphdrnum(elf_, &n) != 0)
+		return fail(std::string("program headers: ") + elf_errmsg(-1));
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf_, int(i), &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (ph.p_offset > image_size_ || ph.p_filesz > image_size_ - ph.p_offset) {
+			warnings_.push_back("note segment runs past the end of the file "
+					    "(truncated core?)");
+			continue;
+		}
+		Elf_Data *data = elf_getdata_rawchunk(elf_, int64_t(ph.p_offset),
+						      ph.p_filesz, ELF_T_NHDR);
+		if (!data)
+			return fail(std::string("notes: ") + elf_errmsg(-1));
+		any = true;
+		size_t off = 0;
+		GElf_Nhdr nh;
+		size_t name_off, desc_off;
+		while (off < data->d_size &&
+		       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			auto *base = static_cast<const std::byte *>(data->d_buf);
+			const char *name = reinterpret_cast<const char *>(base + name_off);
+			// Linux writes NT_PRSTATUS & co. under "CORE", NT_ARM_* and
+			// NT_X86_XSTATE under "LINUX"; gdb adds its own "GDB" note.
+			if (nh.n_namesz == 5 && memcmp(name, "CORE", 5) == 0)
+				parse_note(nh.n_type, base + desc_off, nh.n_descsz);
+		}
+	}
+	if (!any)
+		return fail("no notes: not a process core");
+	if (threads_.empty())
+		return fail("no NT_PRSTATUS note: no thread to analyze");
+	return {};
+}
+
+void ElfCore::parse_note(uint32_t type, const std::byte *desc, size_t size)
+{
+	switch (type) {
+	case NT_PRSTATUS: {
+		size_t nregs = arch_ == Arch::x86_64 ? 27 : 34;
+		if (size < prstatus_reg + nregs * 8) {
+			warnings_.push_back("short NT_PRSTATUS note ignored");
+			return;
+		}
+		CoreThread t;
+		t.tid = load<int32_t>(desc + prstatus_pid);
+		t.cursig = load<int16_t>(desc + prstatus_cursig);
+		const std::byte *reg = desc + prstatus_reg;
+		if (arch_ == Arch::x86_64) {
+			for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
+				if (x86_64_reg_to_dwarf[i] >= 0)
+					t.regs.dwarf[size_t(x86_64_reg_to_dwarf[i])] =
+						load<uint64_t>(reg + 8 * i);
+			t.regs.pc = t.regs.dwarf[16];
+			t.regs.sp = t.regs.dwarf[7];
+		} else {
+			// x0..x30, sp, pc, pstate
+			for (size_t i = 0; i < 33; i++)
+				t.regs.dwarf[i] = load<uint64_t>(reg + 8 * i);
+			t.regs.sp = t.regs.dwarf[31];
+			t.regs.pc = t.regs.dwarf[32];
+		}
+		threads_.push_back(t);
+		return;
+	}
+	case NT_PRPSINFO:
+		if (size < prpsinfo_psargs + 80) {
+			warnings_.push_back("short NT_PRPSINFO note ignored");
+			return;
+		}
+		process_.pid = load<int32_t>(desc + prpsinfo_pid);
+		process_.name = c_string(desc + prpsinfo_fname, 16);
+		process_.args = c_string(desc + prpsinfo_psargs, 80);
+		while (!process_.args.empty() && process_.args.back() == ' ')
+			process_.args.pop_back();
+		return;
+	case NT_SIGINFO:
+		// gcore writes one per thread; the first is the one that stopped.
+		if (signal_ || size < 24)
+			return;
+		signal_ = CoreSignal{load<int32_t>(desc), load<int32_t>(desc + 8),
+				     load<uint64_t>(desc + 16)};
+		return;
+	case NT_AUXV:
+		for (size_t off = 0; off + 16 <= size; off += 16) {
+			uint64_t key = load<uint64_t>(desc + off);
+			if (key == AT_NULL)
+				break;
+			auxv_.emplace_back(key, load<uint64_t>(desc + off + 8));
+		}
+		return;
+	case NT_FILE: {
+		if (size < 16) {
+			warnings_.push_back("short NT_FILE note ignored");
+			return;
+		}
+		uint64_t count = load<uint64_t>(desc);
+		uint64_t page = load<uint64_t>(desc + 8);
+		if (count > (size - 16) / 24) {
+			warnings_.push_back("NT_FILE note claims more entries than it holds");
+			return;
+		}
+		size_t names = 16 + count * 24;
+		for (uint64_t i = 0; i < count && names < size; i++) {
+			const std::byte *e = desc + 16 + i * 24;
+			FileMapping m;
+			m.start = load<uint64_t>(e);
+			m.end = load<uint64_t>(e + 8);
+			m.file_offset = load<uint64_t>(e + 16) * page;
+			m.path = c_string(desc + names, size - names);
+			names += m.path.size() + 1;
+			file_mappings_.push_back(std::move(m));
+		}
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+std::optional<uint64_t> ElfCore::auxv_value(uint64_t type) const
+{
+	for (auto &[k, v] : auxv_)
+		if (k == type)
+			return v;
+	return std::nullopt;
+}
+
+const CoreSegment *ElfCore::segment_at(uint64_t addr) const
+{
+	auto it = std::upper_bound(
+		segments_.begin(), segments_.end(), addr,
+		[](uint64_t a, const CoreSegment &s) { return a < s.vaddr; });
+	if (it == segments_.begin())
+		return nullptr;
+	--it;
+	return addr - it->vaddr < it->memsz ? &*it : nullptr;
+}
+
+std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr,
+						      std::span<std::byte> out) const
+{
+	size_t done = 0;
+	while (done < out.size()) {
+		uint64_t at = addr + done;
+		const CoreSegment *s = segment_at(at);
+		if (!s)
+			return std::unexpected(ReadMiss{at, "not in any segment of the core"});
+		uint64_t rel = at - s->vaddr;
+		if (rel >= s->filesz)
+			return std::unexpected(
+				ReadMiss{at, "not dumped in the core (p_filesz < p_memsz)"});
+		size_t n = std::min<uint64_t>(out.size() - done, s->filesz - rel);
+		uint64_t off = s->offset + rel;
+		if (off > image_size_ || n > image_size_ - off)
+			return std::unexpected(
+				ReadMiss{at, "past the end of the core file (truncated)"});
+		memcpy(out.data() + done, image_ + off, n);
+		done += n;
+	}
+	return {};
+}
+
+std::expected<void, ReadMiss> ElfCore::read(uint64_t addr,
+					    std::span<std::byte> out) const
+{
+	size_t done = 0;
+	while (done < out.size()) {
+		uint64_t at = addr + done;
+		const CoreSegment *s = segment_at(at);
+		size_t n = out.size() - done;
+		if (s)
+			n = std::min<uint64_t>(n, s->vaddr + s->memsz - at);
+		auto piece = out.subspan(done, n);
+		auto r = read_core_only(at, piece);
+		if (!r) {
+			// Left out of the core: file-backed memory comes from disk.
+			if (!files_->mapping_at(r.error().addr))
+				return r;
+			size_t ok = size_t(r.error().addr - at);
+			if (auto f = files_->read(r.error().addr, piece.subspan(ok)); !f)
+				return f;
+		}
+		done += n;
+	}
+	return {};
+}
+
+} // namespace ljcore

@@ -1,0 +1,263 @@
+#include "readers/native_stack.h"
+
+#include <cstring>
+
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ljcore {
+
+namespace {
+
+// libdwfl's find_elf callback has no user pointer; the session that is
+// being reported or unwound sets this. One core is analyzed at a time.
+const MappedFiles *active_files = nullptr;
+
+bool same_build_id(Dwfl_Module *mod, Elf *elf)
+{
+	const unsigned char *want;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &want, &vaddr);
+	if (n <= 0)
+		return true; // the core did not record one: cannot check
+	const void *have;
+	ssize_t m = dwelf_elf_gnu_build_id(elf, &have);
+	return m == n && memcmp(want, have, size_t(n)) == 0;
+}
+
+// Open the file a module was mapped from, honouring --exe and --sysroot,
+// and accept it only when its build-id matches.
+int find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+	     Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	if (active_files && modname && modname[0] == '/') {
+		std::string path = active_files->disk_path(modname);
+		int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+			if (elf && same_build_id(mod, elf)) {
+				*file_name = strdup(path.c_str());
+				*elfp = elf;
+				return fd;
+			}
+			if (elf)
+				elf_end(elf);
+			close(fd);
+		}
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+char *debuginfo_path = nullptr;
+
+const Dwfl_Callbacks callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = nullptr,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct UnwindState {
+	NativeStack *stack;
+	const NativeSession *session;
+	int nregs;
+};
+
+int on_frame(Dwfl_Frame *frame, void *arg)
+{
+	auto *st = static_cast<UnwindState *>(arg);
+	NativeFrame f;
+	Dwarf_Addr pc;
+	bool activation = false;
+	if (!dwfl_frame_pc(frame, &pc, &activation)) {
+		st->stack->stop_reason = std::string("no pc: ") + dwfl_errmsg(-1);
+		return DWARF_CB_ABORT;
+	}
+	f.pc = pc;
+	f.activation = activation;
+	for (int r = 0; r < st->nregs; r++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(frame, unsigned(r), &v) == 0) {
+			f.regs.dwarf[size_t(r)] = v;
+			f.known_regs |= uint64_t(1) << r;
+		}
+	}
+	if (auto sym = st->session->symbol_at(f.lookup_pc())) {
+		f.function = sym->name;
+		f.offset = f.pc - sym->addr;
+		f.module = sym->module;
+	} else if (Dwfl_Module *mod = st->session->module_at(f.lookup_pc())) {
+		const char *name = dwfl_module_info(mod, nullptr, nullptr, nullptr,
+						    nullptr, nullptr, nullptr, nullptr);
+		f.module = name ? name : "";
+	}
+	st->stack->frames.push_back(std::move(f));
+	if (st->stack->frames.size() >= NativeSession::max_frames) {
+		st->stack->stop_reason = "stopped after " +
+					 std::to_string(NativeSession::max_frames) +
+					 " frames";
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+std::string base_name(const char *path)
+{
+	if (!path)
+		return "";
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<NativeSession>> NativeSession::open(const ElfCore &core)
+{
+	std::unique_ptr<NativeSession> s(new NativeSession());
+	s->core_ = &core;
+	active_files = &core.files();
+	s->dwfl_ = dwfl_begin(&callbacks);
+	if (!s->dwfl_)
+		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl_);
+	const std::string &exe = core.files().exe_path();
+	std::string exe_disk = exe.empty() ? "" : core.files().disk_path(exe);
+	int n = dwfl_core_file_report(s->dwfl_, core.elf(),
+				      exe_disk.empty() ? nullptr : exe_disk.c_str());
+	if (n < 0)
+		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	if (dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
+		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	if (dwfl_core_file_attach(s->dwfl_, core.elf()) < 0)
+		s->attach_error_ = dwfl_errmsg(-1);
+	else
+		s->attached_ = true;
+	return s;
+}
+
+NativeSession::~NativeSession()
+{
+	if (dwfl_)
+		dwfl_end(dwfl_);
+	if (active_files == &core_->files())
+		active_files = nullptr;
+}
+
+NativeStack NativeSession::unwind(int32_t tid) const
+{
+	NativeStack stack;
+	stack.tid = tid;
+	if (!attached_) {
+		stack.stop_reason = "cannot unwind: " + attach_error_;
+		return stack;
+	}
+	UnwindState st{&stack, this, core_->arch() == Arch::x86_64 ? 17 : 32};
+	dwfl_errno(); // clear a stale error of an earlier thread
+	int r = dwfl_getthread_frames(dwfl_, tid, on_frame, &st);
+	if (r != 0 && stack.stop_reason.empty()) {
+		int err = dwfl_errno();
+		// A clean end of the chain is not worth a message.
+		if (err != 0)
+			stack.stop_reason = dwfl_errmsg(err);
+	}
+	return stack;
+}
+
+Dwfl_Module *NativeSession::module_at(uint64_t addr) const
+{
+	return dwfl_addrmodule(dwfl_, addr);
+}
+
+std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl_, addr);
+	if (!mod)
+		return std::nullopt;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr,
+						nullptr, nullptr);
+	if (!name)
+		return std::nullopt;
+	const char *modname = dwfl_module_info(mod, nullptr, nullptr, nullptr,
+					       nullptr, nullptr, nullptr, nullptr);
+	return SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
+}
+
+std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
+							 const std::string &hint) const
+{
+	struct Search {
+		const std::string &name, &hint;
+		std::optional<SymbolInfo> found;
+	} search{name, hint, std::nullopt};
+	dwfl_getmodules(
+		dwfl_,
+		[](Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr,
+		   void *arg) -> int {
+			auto *s = static_cast<Search *>(arg);
+			if (!s->hint.empty() &&
+			    (!modname || !strstr(modname, s->hint.c_str())))
+				return DWARF_CB_OK;
+			int n = dwfl_module_getsymtab(mod);
+			for (int i = 1; i < n; i++) {
+				GElf_Sym sym;
+				GElf_Addr addr;
+				const char *sname = dwfl_module_getsym_info(
+					mod, i, &sym, &addr, nullptr, nullptr, nullptr);
+				if (sname && s->name == sname && sym.st_shndx != SHN_UNDEF) {
+					s->found = SymbolInfo{sname, addr, sym.st_size,
+							      base_name(modname)};
+					return DWARF_CB_ABORT;
+				}
+			}
+			return DWARF_CB_OK;
+		},
+		&search, 0);
+	return search.found;
+}
+
+std::vector<ModuleInfo> NativeSession::modules() const
+{
+	std::vector<ModuleInfo> out;
+	dwfl_getmodules(
+		dwfl_,
+		[](Dwfl_Module *mod, void **, const char *name, Dwarf_Addr,
+		   void *arg) -> int {
+			auto *v = static_cast<std::vector<ModuleInfo> *>(arg);
+			ModuleInfo m;
+			m.name = name ? name : "";
+			const char *file = nullptr;
+			dwfl_module_info(mod, nullptr, &m.low, &m.high, nullptr,
+					 nullptr, &file, nullptr);
+			GElf_Addr bias;
+			if (dwfl_module_getelf(mod, &bias)) {
+				const char *f = nullptr;
+				dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
+						 nullptr, &f, nullptr);
+				m.file = f ? f : "";
+				m.has_symbols = dwfl_module_getsymtab(mod) > 0;
+			}
+			const unsigned char *bits;
+			GElf_Addr vaddr;
+			int n = dwfl_module_build_id(mod, &bits, &vaddr);
+			if (n > 0)
+				m.build_id = hex_string(bits, size_t(n));
+			v->push_back(std::move(m));
+			return DWARF_CB_OK;
+		},
+		&out, 0);
+	return out;
+}
+
+Dwarf *NativeSession::module_dwarf(Dwfl_Module *mod, uint64_t *bias) const
+{
+	Dwarf_Addr b = 0;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &b);
+	*bias = b;
+	return dw;
+}
+
+} // namespace ljcore

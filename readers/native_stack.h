@@ -1,0 +1,84 @@
+// Modules, symbols and native stacks of a core, through libdwfl: CFI
+// unwinding that also recovers the callee-saved registers at every frame.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <elfutils/libdwfl.h>
+
+#include "readers/elf_core.h"
+#include "readers/error.h"
+
+namespace ljcore {
+
+struct NativeFrame {
+	uint64_t pc = 0;         // as unwound: a return address above frame 0
+	bool activation = false; // pc is exact (frame 0, signal frame)
+	std::string function;    // symbol, empty if none covers pc
+	uint64_t offset = 0;     // pc - symbol start
+	std::string module;      // file name of the module, empty if none
+	ThreadRegs regs;         // valid where known_regs has the bit
+	uint64_t known_regs = 0; // bit n: regs.dwarf[n] was recovered
+
+	bool has_reg(int n) const { return known_regs >> n & 1; }
+	// The pc to symbolize: a return address points after the call.
+	uint64_t lookup_pc() const { return activation ? pc : pc - 1; }
+};
+
+struct NativeStack {
+	int32_t tid = 0;
+	std::vector<NativeFrame> frames;
+	std::string stop_reason; // why unwinding ended early, empty if it did not
+};
+
+struct ModuleInfo {
+	std::string name; // path as recorded in the core
+	uint64_t low = 0, high = 0;
+	std::string file;     // file opened on this machine, empty if none
+	std::string build_id; // hex, empty if unknown
+	bool has_symbols = false;
+	bool has_dwarf = false;
+};
+
+struct SymbolInfo {
+	std::string name;
+	uint64_t addr = 0;
+	uint64_t size = 0;
+	std::string module;
+};
+
+class NativeSession {
+public:
+	static Expected<std::unique_ptr<NativeSession>> open(const ElfCore &core);
+	~NativeSession();
+	NativeSession(const NativeSession &) = delete;
+	NativeSession &operator=(const NativeSession &) = delete;
+
+	static constexpr size_t max_frames = 256;
+	NativeStack unwind(int32_t tid) const;
+
+	// Symbol covering addr (the pc as given, not adjusted).
+	std::optional<SymbolInfo> symbol_at(uint64_t addr) const;
+	// A symbol by name, in module_hint when given (substring of the
+	// module path), else in any module.
+	std::optional<SymbolInfo> symbol_by_name(const std::string &name,
+						 const std::string &module_hint = "") const;
+	std::vector<ModuleInfo> modules() const;
+	// The module whose address range covers addr.
+	Dwfl_Module *module_at(uint64_t addr) const;
+	// DWARF of a module, with the bias to add to its addresses.
+	Dwarf *module_dwarf(Dwfl_Module *mod, uint64_t *bias) const;
+
+private:
+	NativeSession() = default;
+	Dwfl *dwfl_ = nullptr;
+	const ElfCore *core_ = nullptr;
+	bool attached_ = false;
+	std::string attach_error_;
+};
+
+} // namespace ljcore

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Checks ljcore's Lua backtrace of one crash core against LuaJIT's own traceback (the oracle).
+# Usage: tests/oracle/compare.sh LJCORE CORE ORACLE EXE
+#   CORE, ORACLE, EXE: as made by tools/make-cores.sh (build/cores/<variant>/<scenario>/).
+# The oracle is debug.traceback("", 1) verbatim: "\nstack traceback:\n\t...", no final newline
+# (the empty message contributes the leading "\n"). ljcore prints the traceback followed by
+# exactly one "\n". So: expected = oracle minus its first byte (which must be "\n") plus "\n";
+# compared byte for byte, trailing newlines included.
+# Exit: 0 match, 1 mismatch or ljcore error (diff -u / stderr shown), 2 usage, 77 skip
+# (CTest SKIP_RETURN_CODE) when the core, oracle or exe was never produced.
+set -euo pipefail
+
+if (($# != 4)); then
+  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
+  exit 2
+fi
+ljcore=$1 core=$2 oracle=$3 exe=$4
+
+# Missing inputs mean "not generated here" (no gdb, core_pattern pipe, ...), not a failure.
+for f in "$core" "$oracle" "$exe"; do
+  if [[ ! -e $f ]]; then
+    echo "skip: $f does not exist (run tools/make-cores.sh)"
+    exit 77
+  fi
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [[ $(head -c 1 "$oracle" | od -An -c | tr -d ' ') != '\n' ]]; then
+  echo "error: $oracle does not start with the newline of the empty message" >&2
+  exit 1
+fi
+{ tail -c +2 "$oracle"; printf '\n'; } >"$tmp/expected"
+
+cmd=("$ljcore" bt --format=luajit --level 1 --exe "$exe" "$core")
+rc=0
+"${cmd[@]}" >"$tmp/actual" 2>"$tmp/stderr" || rc=$?
+if ((rc != 0)); then
+  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
+  cat "$tmp/stderr"
+  exit 1
+fi
+
+if ! cmp -s "$tmp/expected" "$tmp/actual"; then
+  echo "FAIL: ljcore output differs from the oracle: ${cmd[*]}"
+  diff -u --label "oracle ($oracle)" --label "ljcore" "$tmp/expected" "$tmp/actual" || true
+  [[ -s $tmp/stderr ]] && { echo "--- ljcore stderr:"; cat "$tmp/stderr"; }
+  exit 1
+fi
+echo "ok: $core"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what building and testing ljcore needs on a fresh Debian 12 machine.
+# Idempotent: on a machine that already has everything it runs no apt at all.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config          # toolchain
+  libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
+  nlohmann-json3-dev doctest-dev libcli11-dev libzstd-dev clang
+  gdb                                       # gcore for test cores
+  dpkg-dev                                  # apt-get source (LuaJIT test builds)
+  file binutils hyperfine
+)
+
+# deb-src entry so tools/build-luajit.sh can `apt-get source luajit luajit2`.
+src_list=/etc/apt/sources.list.d/ljcore-src.sources
+need_update=0
+if [[ ! -f $src_list ]]; then
+  cat > "$src_list" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  need_update=1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  need_update=1
+fi
+if ((need_update)); then
+  apt-get update
+fi
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+echo "bootstrap: ok"

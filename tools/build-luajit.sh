@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds Debian's LuaJIT variants once and caches them under build/luajit/<variant>/.
+# Usage: tools/build-luajit.sh [VARIANT...]
+# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped>, default: the two gc64-debug ones.
+#   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
+#   gc32     = -DLUAJIT_DISABLE_GC64 (both default to GC64 on x86_64).
+#   stripped = built with -g as well, then `strip --strip-all` (no .symtab/.debug_*).
+# Result: build/luajit/<variant>/src/luajit; run it with
+#   LUA_PATH="build/luajit/<variant>/src/?.lua;;" so require("jit.dump") works.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+variants=("$@")
+((${#variants[@]})) || variants=(upstream-gc64-debug luajit2-gc64-debug)
+
+# Fetch and unpack both Debian source packages once (patches applied by dpkg-source).
+fetch_sources() {
+  local src=$root/build/src
+  if ! compgen -G "$src/luajit-*/src/Makefile" >/dev/null ||
+     ! compgen -G "$src/luajit2-*/src/Makefile" >/dev/null; then
+    rm -rf "$src" && mkdir -p "$src"
+    (cd "$src" && apt-get source -q luajit luajit2 >apt-source.log 2>&1) ||
+      { cat "$src/apt-source.log" >&2; echo "apt-get source failed (deb-src entry? run tools/bootstrap.sh)" >&2; exit 1; }
+  fi
+}
+
+for v in "${variants[@]}"; do
+  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped)$ ]]; then
+    echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped>)" >&2
+    exit 2
+  fi
+  flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]}
+  out=$root/build/luajit/$v
+  if [[ ! -f $out/.built ]]; then
+    fetch_sources
+    # "luajit-*" does not match "luajit2-*": the dash comes right after "luajit".
+    pkg=luajit; [[ $flavour == luajit2 ]] && pkg=luajit2
+    srcdir=$(compgen -G "$root/build/src/$pkg-*/src/Makefile" | head -1)
+    srcdir=${srcdir%/src/Makefile}
+    xcflags=; [[ $gc == gc32 ]] && xcflags=-DLUAJIT_DISABLE_GC64
+    rm -rf "$out" && mkdir -p "$out"
+    cp -a "$srcdir/." "$out/"
+    # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
+    make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" >"$out/build.log" 2>&1 ||
+      { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
+    [[ $kind == stripped ]] && strip --strip-all "$out/src/luajit"
+    touch "$out/.built"
+  fi
+  echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1))"
+done
