@@ -53,10 +53,6 @@ ElfCore::~ElfCore()
 {
 	if (elf_)
 		elf_end(elf_);
-	if (image_)
-		munmap(const_cast<std::byte *>(image_), image_size_);
-	if (fd_ >= 0)
-		close(fd_);
 }
 
 Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
@@ -64,23 +60,16 @@ Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
 {
 	std::unique_ptr<ElfCore> core(new ElfCore());
 	core->path_ = path;
-	core->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-	if (core->fd_ < 0)
-		return fail(path + ": " + strerror(errno));
-	struct stat st;
-	if (fstat(core->fd_, &st) != 0)
-		return fail(path + ": " + strerror(errno));
-	if (st.st_size < EI_NIDENT)
+	auto image = CoreImage::open(path);
+	if (!image)
+		return std::unexpected(image.error());
+	core->image_ = std::move(*image);
+	if (core->image_->size() < EI_NIDENT)
 		return fail(path + ": too small to be an ELF file");
-	core->image_size_ = size_t(st.st_size);
-	void *image = mmap(nullptr, core->image_size_, PROT_READ, MAP_PRIVATE,
-			   core->fd_, 0);
-	if (image == MAP_FAILED)
-		return fail(path + ": mmap: " + strerror(errno));
-	core->image_ = static_cast<const std::byte *>(image);
-
 	elf_version(EV_CURRENT);
-	core->elf_ = elf_begin(core->fd_, ELF_C_READ_MMAP, nullptr);
+	// libelf only reads the image; the cast is for its C prototype.
+	core->elf_ = elf_memory(reinterpret_cast<char *>(const_cast<std::byte *>(core->image_->data())),
+				core->image_->size());
 	if (!core->elf_)
 		return fail(path + ": " + elf_errmsg(-1));
 	GElf_Ehdr eh;
@@ -133,6 +122,13 @@ Expected<void> ElfCore::load_segments()
 	}
 	std::sort(segments_.begin(), segments_.end(),
 		  [](auto &a, auto &b) { return a.vaddr < b.vaddr; });
+	uint64_t needed = 0;
+	for (auto &seg : segments_)
+		needed = std::max(needed, seg.offset + seg.filesz);
+	if (needed > image_->size())
+		warnings_.push_back("core is truncated: " + std::to_string(image_->size()) +
+				    " bytes of " + std::to_string(needed) +
+				    "; memory past the end reads as missing");
 	return {};
 }
 
@@ -146,7 +142,7 @@ Expected<void> ElfCore::load_notes()
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf_, int(i), &ph) || ph.p_type != PT_NOTE)
 			continue;
-		if (ph.p_offset > image_size_ || ph.p_filesz > image_size_ - ph.p_offset) {
+		if (ph.p_offset > image_->size() || ph.p_filesz > image_->size() - ph.p_offset) {
 			warnings_.push_back("note segment runs past the end of the file "
 					    "(truncated core?)");
 			continue;
@@ -295,10 +291,10 @@ std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr,
 				ReadMiss{at, "not dumped in the core (p_filesz < p_memsz)"});
 		size_t n = std::min<uint64_t>(out.size() - done, s->filesz - rel);
 		uint64_t off = s->offset + rel;
-		if (off > image_size_ || n > image_size_ - off)
+		if (off > image_->size() || n > image_->size() - off)
 			return std::unexpected(
 				ReadMiss{at, "past the end of the core file (truncated)"});
-		memcpy(out.data() + done, image_ + off, n);
+		memcpy(out.data() + done, image_->data() + off, n);
 		done += n;
 	}
 	return {};

@@ -11,6 +11,7 @@
 
 #include <libelf.h>
 
+#include "readers/core_image.h"
 #include "readers/error.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
@@ -71,6 +72,7 @@ public:
 						     std::span<std::byte> out) const;
 
 	const std::string &path() const { return path_; }
+	bool compressed() const { return image_->decompressed(); }
 	Arch arch() const { return arch_; }
 	Elf *elf() const { return elf_; }
 	const CoreProcess &process() const { return process_; }
@@ -92,9 +94,7 @@ private:
 	const CoreSegment *segment_at(uint64_t addr) const;
 
 	std::string path_;
-	int fd_ = -1;
-	const std::byte *image_ = nullptr;
-	size_t image_size_ = 0;
+	std::unique_ptr<CoreImage> image_;
 	Elf *elf_ = nullptr;
 	Arch arch_ = Arch::x86_64;
 	CoreProcess process_;

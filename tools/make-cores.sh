@@ -58,12 +58,11 @@ run_kernel() {
   # Subshell: the raised core limit must not leak; core_uses_pid decides core vs core.PID.
   ( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"
     [[ $(ulimit -c) != 0 ]] || { echo "hard core limit is 0" >&2; exit 99; }
-    # Not the last command, so no implicit exec: this subshell, not the script, reports
-    # "Aborted (core dumped)", into the log.
-    # timeout: a scenario that stops crashing must not hang the script (rc 124 < 128).
+    # timeout: a scenario that stops crashing must not hang us (rc 124 counts as no crash).
+    # "; exit $?" prevents an implicit exec, so the crash report lands in the log.
     ORACLE=oracle.kernel.txt LUA_PATH="$lua_path" timeout 60 "$exe" "$name.lua"; exit $?
   ) >run.kernel.log 2>&1 || rc=$?
-  ((rc == 99)) && { echo "$tag: kernel skipped: hard core limit (ulimit -Hc) is 0"; return 0; }
+  if ((rc == 99)); then echo "$tag: kernel skipped: hard core limit (ulimit -Hc) is 0"; return 0; fi
   check_crash "$rc" run.kernel.log || return 1
   [[ -s oracle.kernel.txt ]] || { echo "$tag: no oracle written; see run.kernel.log" >&2; return 1; }
   local cores=(core core.[0-9]*) c found=
@@ -85,7 +84,7 @@ run_gcore() {
   # gdb stops at the fatal signal; gcore then dumps the process exactly at the crash.
   # No debuginfod (no network waits), no shell between gdb and luajit.
   local rc=0
-  ORACLE=oracle.gcore.txt LUA_PATH="$lua_path" DEBUGINFOD_URLS= \
+  ORACLE=oracle.gcore.txt LUA_PATH="$lua_path" DEBUGINFOD_URLS='' \
     timeout -k 5 120 gdb -batch -nx -iex 'set debuginfod enabled off' -iex 'set startup-with-shell off' \
         -ex run -ex 'gcore core.gcore' -ex kill --args "$exe" "$name.lua" \
         >run.gcore.log 2>&1 || rc=$?

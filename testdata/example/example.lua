@@ -1,7 +1,7 @@
--- README example: a small order-processing app that dies in an FFI call (strlen(NULL)).
+-- README example: a small order-processing app that dies in FFI code: order 3
+-- has no buffer, nil becomes a NULL int32_t * and the store faults (SIGSEGV).
 local ffi = require("ffi")
 jit.off()  -- stay in the interpreter
-ffi.cdef("size_t strlen(const char *s);")
 -- Only for tests: with ORACLE set, keep LuaJIT's own traceback of the crashing frame.
 local function save(tb)
   local path = os.getenv("ORACLE")
@@ -11,27 +11,28 @@ end
 local Order = {}
 Order.__index = Order
 
-function Order.new(id, note)
-  return setmetatable({ id = id, note = note }, Order)
+function Order.new(id, note, with_buffer)
+  local buffer = with_buffer and ffi.new("int32_t[1]") or nil
+  return setmetatable({ id = id, note = note, buffer = buffer }, Order)
 end
 
--- Bug: order 3 has no note, nil becomes a NULL const char * and strlen() faults.
-function Order:note_length()
-  save(debug.traceback("", 1)); return tonumber(ffi.C.strlen(self.note))
+-- Bug: an order without a buffer still gets its note length stored.
+function Order:store_length()
+  local out = ffi.cast("int32_t *", self.buffer)
+  save(debug.traceback("", 1)); out[0] = #self.note
 end
 
 local function summarize(orders)
-  local total = 0
   for _, order in ipairs(orders) do
-    total = total + order:note_length()
+    order:store_length()
   end
-  return total
+  return #orders
 end
 
 local handlers = {
   report = function(orders)
-    local ok, total = pcall(summarize, orders)
-    print(ok and ("note bytes: " .. total) or ("failed: " .. tostring(total)))
+    local ok, n = pcall(summarize, orders)
+    print(ok and ("orders: " .. n) or ("failed: " .. tostring(n)))
   end,
 }
 
@@ -41,7 +42,7 @@ local function dispatch(cmd, ...)
 end
 
 dispatch("report", {
-  Order.new(1, "leave at the door"),
-  Order.new(2, "gift wrap"),
-  Order.new(3, nil),
+  Order.new(1, "leave at the door", true),
+  Order.new(2, "gift wrap", true),
+  Order.new(3, "fragile", false),
 })

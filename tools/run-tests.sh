@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# README command 2 (and .ci/run): install what is missing, build ljcore
+# normally and with ASan+UBSan, build the LuaJIT variants the tests need
+# (cached under build/luajit), crash the oracle scenarios into cores (cached
+# under build/cores), then run every test in both builds.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/tools/bootstrap.sh"
+"$root/tools/build.sh" --asan
+"$root/tools/build-luajit.sh"
+"$root/tools/make-cores.sh"
+
+status=0
+for dir in cmake asan; do
+  echo "== ctest in build/$dir"
+  ctest --test-dir "$root/build/$dir" -j "$(nproc)" --output-on-failure \
+        --output-junit "$root/build/$dir/ctest-junit.xml" || status=1
+  # ctest hides the output of skipped tests; every skip says why on a
+  # line starting with "skip:", so show those reasons here.
+  log=$root/build/$dir/Testing/Temporary/LastTest.log
+  if grep -q '^skip:' "$log" 2>/dev/null; then
+    echo "== skipped in build/$dir, and why:"
+    grep -h '^skip:' "$log" | sort | uniq -c
+  fi
+done
+exit $status
