@@ -36,22 +36,24 @@ std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
 						 Arch arch, std::vector<std::string> &notes)
 {
 	std::vector<const lj_layout *> out;
-	for (auto &m : native.modules()) {
-		Dwfl_Module *mod = native.module_at(m.low);
-		uint64_t bias;
-		Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;
-		if (!dw)
-			continue;
+	// Only LuaJIT's own module is worth its DWARF: loading a libc's
+	// (from libc6-dbg, compressed) would cost most of our run time.
+	// luaJIT_setmode is exported by every LuaJIT, executable or library.
+	auto sym = native.symbol_by_name("luaJIT_setmode");
+	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
+	uint64_t bias;
+	Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;
+	if (dw) {
 #ifdef HAVE_DL
 		auto ly = layout_from_dwarf(dw, arch);
-		if (!ly)
-			continue;
+		if (ly) {
+			owned.push_back(std::make_unique<lj_layout>(*ly));
+			out.push_back(owned.back().get());
+			notes.push_back("layout from the DWARF of " + sym->module);
+		}
 #else
-		std::optional<lj_layout> ly; (void)arch; continue;
+		(void)arch, (void)owned, (void)notes;
 #endif
-		owned.push_back(std::make_unique<lj_layout>(*ly));
-		out.push_back(owned.back().get());
-		notes.push_back("layout from the DWARF of " + m.name);
 	}
 	if (arch == Arch::x86_64) {
 		out.push_back(&lj_layout_upstream_gc64_x64);

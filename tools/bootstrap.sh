@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config          # toolchain
   libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
-  nlohmann-json3-dev doctest-dev libcli11-dev libzstd-dev clang
+  nlohmann-json3-dev doctest-dev libcli11-dev libzstd-dev zstd
+  clang libbpf-dev                          # walker compiled for BPF, loaded in a test
   gdb                                       # gcore for test cores
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
   file binutils hyperfine
