@@ -9,6 +9,7 @@
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
 #include "analyzer/vm_locator.h"
+#include "analyzer/vm_scan.h"
 #include "luajit/layouts.h"
 #include "readers/elf_core.h"
 #include "readers/native_stack.h"
@@ -99,12 +100,34 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 	}
 
 	std::vector<std::unique_ptr<lj_layout>> owned;
-	std::vector<std::string> layout_notes;
-	auto layouts = candidate_layouts(**native, owned, (*core)->arch(), layout_notes);
-	auto vms = find_vms(**core, (*core)->arch(), **native, stacks, layouts);
+	auto layouts = candidate_layouts(**native, owned, (*core)->arch(), a.evidence);
+	for (auto *ly : layouts)
+		a.evidence.push_back(std::string("layout candidate: ") + ly->name);
+	auto vms = find_vms(**core, (*core)->arch(), **native, stacks, layouts, a.evidence);
+	if (options.scan == ScanMode::always ||
+	    (options.scan == ScanMode::automatic && vms.empty())) {
+		size_t before = vms.size();
+		for (auto &c : scan_for_vms(**core, layouts)) {
+			bool known = false;
+			for (auto &v : vms)
+				if (v.g == c.g) {
+					v.checks.push_back("also found by the memory scan");
+					known = true;
+				}
+			if (!known)
+				vms.push_back(std::move(c));
+		}
+		a.evidence.push_back("memory scan: " + std::to_string(vms.size() - before) +
+				     " more VM(s)");
+	}
 	if (vms.empty())
-		a.problems.push_back("no LuaJIT VM found (tried the VM register at every "
-				     "native frame and the symbol globalL)");
+		a.problems.push_back("no LuaJIT VM found: tried the VM register at every "
+				     "native frame, the symbol globalL" +
+				     std::string(options.scan == ScanMode::never
+							 ? ""
+							 : " and a scan of writable memory") +
+				     ", with " + std::to_string(layouts.size()) +
+				     " layouts (--explain tells more)");
 
 	CodeSymbolizer symbolize = [&](uint64_t addr) {
 		auto sym = (*native)->symbol_at(addr);

@@ -9,8 +9,13 @@
 
 namespace ljcore {
 
+// When to scan writable memory for VMs: only when neither the VM register
+// nor a symbol found one, always (finds idle VMs too), or never.
+enum class ScanMode { automatic, always, never };
+
 struct AnalyzeOptions {
 	FileLookup lookup;
+	ScanMode scan = ScanMode::automatic;
 };
 
 // Fails only when the core cannot be read at all; everything that goes

@@ -86,6 +86,9 @@ struct Analysis {
 	std::vector<ThreadResult> threads;
 	std::vector<VmResult> vms;
 	std::vector<std::string> problems; // what could not be read, and why
+	// How the VMs were looked for: layouts tried, candidates rejected and
+	// why (printed by --explain).
+	std::vector<std::string> evidence;
 };
 
 } // namespace ljcore

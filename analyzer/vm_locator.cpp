@@ -82,7 +82,8 @@ Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 				  const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
-				  const std::vector<const lj_layout *> &layouts)
+				  const std::vector<const lj_layout *> &layouts,
+				  std::vector<std::string> &evidence)
 {
 	std::vector<VmCandidate> found;
 	auto known = [&](uint64_t g) {
@@ -112,8 +113,18 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 						continue;
 					LuaMemory mem(memory, *ly);
 					auto checks = check_global_state(mem, g);
-					if (!checks)
+					if (!checks) {
+						// Frames outside the VM only pass the
+						// register on: their misses are noise.
+						if (pass == 0 || i == 0)
+							evidence.push_back(
+								std::string(reg_name) + " at frame #" +
+								std::to_string(i) + " of thread " +
+								std::to_string(stacks[t].tid) + ", layout " +
+								ly->name + ": g " + hex(g) + " rejected: " +
+								checks.error().message);
 						continue;
+					}
 					VmCandidate c{g, ly,
 						      std::string("VM register ") + reg_name +
 							      " at frame #" + std::to_string(i) +
@@ -127,18 +138,34 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 	}
 
 	// (b) luajit.c keeps its main lua_State in the static `globalL`.
-	if (auto sym = native.symbol_by_name("globalL")) {
+	auto sym = native.symbol_by_name("globalL");
+	if (!sym)
+		evidence.push_back("symbol globalL: not in any module's symbol table");
+	if (sym) {
 		for (const lj_layout *ly : layouts) {
 			LuaMemory mem(memory, *ly);
 			auto L = memory.read_value<uint64_t>(sym->addr);
-			if (!L || !*L)
+			if (!L || !*L) {
+				evidence.push_back("symbol globalL: " +
+						   (L ? std::string("NULL") : L.error().reason));
 				break;
+			}
 			auto g = mem.ref(*L + ly->L_glref);
-			if (!g || known(*g))
+			if (!g)
 				continue;
+			if (known(*g)) {
+				for (auto &c : found)
+					if (c.g == *g)
+						c.checks.push_back("also found by symbol globalL");
+				break;
+			}
 			auto checks = check_global_state(mem, *g);
-			if (!checks)
+			if (!checks) {
+				evidence.push_back("symbol globalL, layout " + std::string(ly->name) +
+						   ": g " + hex(*g) + " rejected: " +
+						   checks.error().message);
 				continue;
+			}
 			found.push_back(VmCandidate{*g, ly, "symbol globalL in " + sym->module,
 						    *checks, std::nullopt, std::nullopt});
 		}

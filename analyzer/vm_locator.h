@@ -32,10 +32,12 @@ int vm_register(Arch arch);
 
 // Candidates from the VM register at every native frame (callee-saved,
 // so recovered by CFI even below C code) and from the `globalL` symbol.
+// Why candidates were rejected goes to evidence (for --explain).
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 				  const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
-				  const std::vector<const lj_layout *> &layouts);
+				  const std::vector<const lj_layout *> &layouts,
+				  std::vector<std::string> &evidence);
 
 // g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0).
 std::string vmstate_text(int32_t vmstate);

@@ -17,6 +17,7 @@ struct Common {
 	std::string exe;
 	std::string sysroot;
 	bool debuginfod = false;
+	std::string scan = "auto";
 };
 
 void add_common(CLI::App *cmd, Common &c)
@@ -32,6 +33,10 @@ void add_common(CLI::App *cmd, Common &c)
 		->check(CLI::ExistingDirectory);
 	cmd->add_flag("--debuginfod", c.debuginfod,
 		      "let libdw ask the debuginfod servers in DEBUGINFOD_URLS");
+	cmd->add_option("--scan", c.scan,
+			"scan writable memory for VMs: auto (when nothing else "
+			"finds one), always (also finds idle VMs), never")
+		->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 // The exit status tells a script how much it can trust the output.
@@ -60,7 +65,10 @@ int main(int argc, char **argv)
 	auto *analyze = app.add_subcommand("analyze", "summary, native and Lua frames of every thread");
 	add_common(analyze, common);
 	bool analyze_json = false;
+	bool explain = false;
 	analyze->add_flag("--json", analyze_json, "print the result model as JSON");
+	analyze->add_flag("--explain", explain,
+			  "also print how the VMs were looked for and what was rejected");
 
 	auto *bt = app.add_subcommand("bt", "Lua backtrace of each VM's running coroutine");
 	add_common(bt, common);
@@ -85,6 +93,9 @@ int main(int argc, char **argv)
 
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
+	options.scan = common.scan == "always"	  ? ScanMode::always
+		       : common.scan == "never" ? ScanMode::never
+						: ScanMode::automatic;
 	auto result = analyze_core(common.core, options);
 	if (!result) {
 		std::cerr << "ljcore: " << result.error().message << "\n";
@@ -92,6 +103,7 @@ int main(int argc, char **argv)
 	}
 	RenderOptions render;
 	render.level = level;
+	render.explain = explain;
 	if (analyze->parsed()) {
 		if (analyze_json) {
 			render_json(std::cout, *result);

@@ -10,6 +10,7 @@ namespace ljcore {
 struct RenderOptions {
 	bool native = true; // show native frames (text)
 	int level = 0;      // first Lua level (--format=luajit)
+	bool explain = false; // how the VMs were found (text)
 };
 
 // Human-readable report: process, VMs, threads with mixed frames.

@@ -100,6 +100,7 @@ void render_json(std::ostream &out, const Analysis &a)
 	}
 	doc["threads"] = threads;
 	doc["problems"] = a.problems;
+	doc["evidence"] = a.evidence;
 	out << doc.dump(2) << "\n";
 }
 

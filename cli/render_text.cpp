@@ -127,6 +127,11 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 			lua_frames(out, a.vms[v].stack, "  ");
 		}
 	}
+	if (o.explain) {
+		out << "\nhow the VMs were looked for:\n";
+		for (auto &e : a.evidence)
+			out << "  " << e << "\n";
+	}
 	if (!a.problems.empty()) {
 		out << "\nproblems:\n";
 		for (auto &p : a.problems)

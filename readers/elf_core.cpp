@@ -118,7 +118,8 @@ Expected<void> ElfCore::load_segments()
 			return fail(std::string("program header: ") + elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
-		segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz});
+		segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
+				     (ph.p_flags & PF_W) != 0});
 	}
 	std::sort(segments_.begin(), segments_.end(),
 		  [](auto &a, auto &b) { return a.vaddr < b.vaddr; });
@@ -298,6 +299,14 @@ std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr,
 		done += n;
 	}
 	return {};
+}
+
+std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const
+{
+	if (seg.offset >= image_->size())
+		return {};
+	size_t n = std::min<uint64_t>(seg.filesz, image_->size() - seg.offset);
+	return {image_->data() + seg.offset, n};
 }
 
 std::expected<void, ReadMiss> ElfCore::read(uint64_t addr,

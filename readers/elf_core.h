@@ -54,6 +54,7 @@ struct CoreSegment {
 	uint64_t memsz = 0;
 	uint64_t offset = 0;
 	uint64_t filesz = 0;
+	bool writable = false; // PF_W: data, heap, stacks, JIT code
 };
 
 class ElfCore final : public Memory {
@@ -70,6 +71,10 @@ public:
 	// Only what the core file itself holds, never served from disk.
 	std::expected<void, ReadMiss> read_core_only(uint64_t addr,
 						     std::span<std::byte> out) const;
+
+	// The bytes of a segment that the file holds (fewer than filesz when
+	// the core is truncated), for scans that look at every word.
+	std::span<const std::byte> segment_bytes(const CoreSegment &seg) const;
 
 	const std::string &path() const { return path_; }
 	bool compressed() const { return image_->decompressed(); }

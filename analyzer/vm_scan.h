@@ -1,0 +1,20 @@
+// Finding VMs without any register or symbol: a scan of the core's
+// writable memory for GG_State blocks that are consistent with themselves.
+#pragma once
+
+#include <vector>
+
+#include "analyzer/vm_locator.h"
+#include "readers/elf_core.h"
+
+namespace ljcore {
+
+// Every global_State in the core's writable segments, under each layout.
+// A word is a candidate when it could be g->mainthref pointing at the
+// lua_State right in front of g (GG_State puts them together); candidates
+// then pass check_global_state(). One pass over the memory per layout
+// family, no copies.
+std::vector<VmCandidate> scan_for_vms(const ElfCore &core,
+				      const std::vector<const lj_layout *> &layouts);
+
+} // namespace ljcore
