@@ -18,7 +18,7 @@ namespace ljcore {
 
 namespace {
 
-ThreadResult thread_result(const CoreThread &t, const NativeStack &s, bool crashed)
+ThreadResult thread_result(const ThreadInfo &t, const NativeStack &s, bool crashed)
 {
 	ThreadResult r;
 	r.tid = t.tid;
@@ -63,22 +63,18 @@ std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
 	return out;
 }
 
-} // namespace
-
-Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
+// Everything after opening: the same for a core and a live process.
+Analysis analyze_target(const Target &target, const NativeSession &native,
+			const AnalyzeOptions &options)
 {
-	auto core = ElfCore::open(path, options.lookup);
-	if (!core)
-		return std::unexpected(core.error());
 	Analysis a;
-	a.core_path = path;
-	a.arch = arch_name((*core)->arch());
-	a.pid = (*core)->process().pid;
-	a.process_name = (*core)->process().name;
-	a.process_args = (*core)->process().args;
-	for (auto &w : (*core)->warnings())
+	a.arch = arch_name(target.arch());
+	a.pid = target.process().pid;
+	a.process_name = target.process().name;
+	a.process_args = target.process().args;
+	for (auto &w : target.warnings())
 		a.problems.push_back(w);
-	if (auto &sig = (*core)->signal()) {
+	if (auto &sig = target.signal()) {
 		a.signal = sig->signo;
 		a.signal_code = sig->code;
 		a.fault_addr = sig->addr;
@@ -89,25 +85,24 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 				    sig->signo == 4 || sig->signo == 8);
 	}
 
-	auto native = NativeSession::open(**core);
-	if (!native)
-		return std::unexpected(native.error().context(path));
 	std::vector<NativeStack> stacks;
-	for (size_t i = 0; i < (*core)->threads().size(); i++) {
-		const CoreThread &t = (*core)->threads()[i];
-		stacks.push_back((*native)->unwind(t.tid));
-		a.threads.push_back(thread_result(t, stacks.back(), i == 0));
+	for (size_t i = 0; i < target.threads().size(); i++) {
+		const ThreadInfo &t = target.threads()[i];
+		stacks.push_back(native.unwind(t.tid));
+		// A core's first thread is the one that crashed.
+		bool crashed = target.signal().has_value() && i == 0;
+		a.threads.push_back(thread_result(t, stacks.back(), crashed));
 	}
 
 	std::vector<std::unique_ptr<lj_layout>> owned;
-	auto layouts = candidate_layouts(**native, owned, (*core)->arch(), a.evidence);
+	auto layouts = candidate_layouts(native, owned, target.arch(), a.evidence);
 	for (auto *ly : layouts)
 		a.evidence.push_back(std::string("layout candidate: ") + ly->name);
-	auto vms = find_vms(**core, (*core)->arch(), **native, stacks, layouts, a.evidence);
+	auto vms = find_vms(target, target.arch(), native, stacks, layouts, a.evidence);
 	if (options.scan == ScanMode::always ||
 	    (options.scan == ScanMode::automatic && vms.empty())) {
 		size_t before = vms.size();
-		for (auto &c : scan_for_vms(**core, layouts)) {
+		for (auto &c : scan_for_vms(target, layouts)) {
 			bool known = false;
 			for (auto &v : vms)
 				if (v.g == c.g) {
@@ -130,11 +125,11 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 				     " layouts (--explain tells more)");
 
 	CodeSymbolizer symbolize = [&](uint64_t addr) {
-		auto sym = (*native)->symbol_at(addr);
+		auto sym = native.symbol_at(addr);
 		return sym && sym->addr == addr ? sym->name : std::string();
 	};
 	for (auto &c : vms) {
-		LuaMemory mem(**core, *c.layout);
+		LuaMemory mem(target, *c.layout);
 		const lj_layout &ly = *c.layout;
 		VmResult v;
 		v.global_state = c.g;
@@ -152,7 +147,7 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 		// In the interpreter itself L->base is stale: BASE and PC are
 		// live in registers of the innermost VM frame (vm_x64.dasc).
 		if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 &&
-		    (*core)->arch() == Arch::x86_64) {
+		    target.arch() == Arch::x86_64) {
 			const NativeFrame &f = stacks[*c.thread].frames[0];
 			start.base = f.regs.dwarf[1]; // rdx
 			start.top_pc = f.regs.dwarf[3]; // rbx
@@ -172,9 +167,39 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 		}
 		a.vms.push_back(std::move(v));
 	}
-	for (auto &f : (*core)->files().statuses())
+	for (auto &f : target.file_statuses())
 		if (f.check == BuildIdCheck::mismatched || !f.detail.empty())
 			a.problems.push_back(f.detail);
+	return a;
+}
+
+} // namespace
+
+Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
+{
+	auto core = ElfCore::open(path, options.lookup);
+	if (!core)
+		return std::unexpected(core.error());
+	auto native = NativeSession::open_core(**core);
+	if (!native)
+		return std::unexpected(native.error().context(path));
+	Analysis a = analyze_target(**core, **native, options);
+	a.source = path;
+	return a;
+}
+
+Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options)
+{
+	auto process = LiveProcess::attach(pid);
+	if (!process)
+		return std::unexpected(process.error());
+	auto native = NativeSession::open_live(**process);
+	if (!native)
+		return std::unexpected(native.error().context("process " + std::to_string(pid)));
+	Analysis a = analyze_target(**process, **native, options);
+	a.paused_us = uint64_t((*process)->resume().count());
+	a.source = "process " + std::to_string(pid);
+	a.live = true;
 	return a;
 }
 

@@ -22,4 +22,7 @@ struct AnalyzeOptions {
 // wrong later is recorded in Analysis::problems and the result is partial.
 Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options);
 
+// A running process, stopped (ptrace) only while it is read, never written.
+Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options);
+
 } // namespace ljcore

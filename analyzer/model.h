@@ -73,7 +73,9 @@ struct VmResult {
 struct Analysis {
 	static constexpr int schema_version = 1;
 
-	std::string core_path;
+	std::string source; // the core's path, or "process PID"
+	bool live = false;
+	uint64_t paused_us = 0; // how long a live process was stopped
 	std::string arch;
 	int32_t pid = 0;
 	std::string process_name;

@@ -5,28 +5,25 @@
 
 namespace ljcore {
 
-std::vector<VmCandidate> scan_for_vms(const ElfCore &core,
+std::vector<VmCandidate> scan_for_vms(const Target &target,
 				      const std::vector<const lj_layout *> &layouts)
 {
 	std::vector<VmCandidate> found;
 	std::set<uint64_t> seen;
-	for (const CoreSegment &seg : core.segments()) {
-		if (!seg.writable)
-			continue;
-		std::span<const std::byte> bytes = core.segment_bytes(seg);
+	target.visit_writable([&](uint64_t vaddr, std::span<const std::byte> bytes) {
 		for (const lj_layout *ly : layouts) {
 			const size_t ref = ly->ptrsize;
 			const size_t field = ly->g_mainthref;
 			if (bytes.size() < field + ref)
 				continue;
-			LuaMemory mem(core, *ly);
+			LuaMemory mem(target, *ly);
 			// GG_State is allocated with at least pointer alignment.
 			// The word size is a template argument so that the
 			// inner loop compiles to plain loads.
 			auto scan = [&]<typename Ref>() {
 				for (size_t off = 0; off + field + sizeof(Ref) <= bytes.size();
 				     off += sizeof(Ref)) {
-					uint64_t g = seg.vaddr + off;
+					uint64_t g = vaddr + off;
 					Ref main;
 					memcpy(&main, bytes.data() + off + field, sizeof main);
 					if (main != Ref(g - ly->gg_g) || seen.count(g))
@@ -45,7 +42,7 @@ std::vector<VmCandidate> scan_for_vms(const ElfCore &core,
 			else
 				scan.operator()<uint32_t>();
 		}
-	}
+	});
 	return found;
 }
 

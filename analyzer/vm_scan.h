@@ -5,16 +5,16 @@
 #include <vector>
 
 #include "analyzer/vm_locator.h"
-#include "readers/elf_core.h"
+#include "readers/target.h"
 
 namespace ljcore {
 
-// Every global_State in the core's writable segments, under each layout.
+// Every global_State in the target's writable memory, under each layout.
 // A word is a candidate when it could be g->mainthref pointing at the
 // lua_State right in front of g (GG_State puts them together); candidates
 // then pass check_global_state(). One pass over the memory per layout
 // family, no copies.
-std::vector<VmCandidate> scan_for_vms(const ElfCore &core,
+std::vector<VmCandidate> scan_for_vms(const Target &target,
 				      const std::vector<const lj_layout *> &layouts);
 
 } // namespace ljcore

@@ -14,6 +14,7 @@ namespace {
 
 struct Common {
 	std::string core;
+	int32_t pid = 0;
 	std::string exe;
 	std::string sysroot;
 	bool debuginfod = false;
@@ -22,9 +23,15 @@ struct Common {
 
 void add_common(CLI::App *cmd, Common &c)
 {
-	cmd->add_option("core", c.core, "ELF core file (kernel or gdb gcore)")
-		->required()
-		->check(CLI::ExistingFile);
+	auto *core = cmd->add_option("core", c.core,
+				     "ELF core file (kernel, gdb gcore, or .zst of either)")
+			     ->check(CLI::ExistingFile);
+	auto *pid = cmd->add_option("--pid", c.pid,
+				    "a running process instead: stopped only while "
+				    "it is read, never written to")
+			    ->check(CLI::PositiveNumber);
+	core->excludes(pid);
+	pid->excludes(core);
 	cmd->add_option("--exe", c.exe,
 			"the executable, when the path recorded in the core does "
 			"not hold it on this machine");
@@ -96,7 +103,12 @@ int main(int argc, char **argv)
 	options.scan = common.scan == "always"	  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
-	auto result = analyze_core(common.core, options);
+	if (common.core.empty() && common.pid == 0) {
+		std::cerr << "ljcore: give a core file or --pid PID\n";
+		return exit_usage;
+	}
+	auto result = common.pid ? analyze_pid(common.pid, options)
+				 : analyze_core(common.core, options);
 	if (!result) {
 		std::cerr << "ljcore: " << result.error().message << "\n";
 		return exit_unreadable;

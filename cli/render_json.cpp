@@ -56,7 +56,9 @@ void render_json(std::ostream &out, const Analysis &a)
 {
 	json doc;
 	doc["schema_version"] = Analysis::schema_version;
-	doc["core"] = a.core_path;
+	doc["source"] = a.source;
+	if (a.live)
+		doc["paused_us"] = a.paused_us;
 	doc["arch"] = a.arch;
 	doc["process"] = {{"pid", a.pid}, {"name", a.process_name}, {"args", a.process_args}};
 	if (a.signal) {

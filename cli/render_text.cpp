@@ -77,7 +77,9 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	out << "process " << a.pid << " (" << (a.process_args.empty() ? a.process_name : a.process_args)
 	    << "), ";
-	if (a.signal) {
+	if (a.live) {
+		out << "live, stopped for " << a.paused_us / 1000.0 << " ms";
+	} else if (a.signal) {
 		out << signal_name(a.signal);
 		if (a.has_fault_addr)
 			out << " at " << hex_address(a.fault_addr);

@@ -182,7 +182,7 @@ void ElfCore::parse_note(uint32_t type, const std::byte *desc, size_t size)
 			warnings_.push_back("short NT_PRSTATUS note ignored");
 			return;
 		}
-		CoreThread t;
+		ThreadInfo t;
 		t.tid = load<int32_t>(desc + prstatus_pid);
 		t.cursig = load<int16_t>(desc + prstatus_cursig);
 		const std::byte *reg = desc + prstatus_reg;
@@ -218,7 +218,7 @@ void ElfCore::parse_note(uint32_t type, const std::byte *desc, size_t size)
 		// gcore writes one per thread; the first is the one that stopped.
 		if (signal_ || size < 24)
 			return;
-		signal_ = CoreSignal{load<int32_t>(desc), load<int32_t>(desc + 8),
+		signal_ = SignalInfo{load<int32_t>(desc), load<int32_t>(desc + 8),
 				     load<uint64_t>(desc + 16)};
 		return;
 	case NT_AUXV:
@@ -299,6 +299,13 @@ std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr,
 		done += n;
 	}
 	return {};
+}
+
+void ElfCore::visit_writable(const Visitor &visit) const
+{
+	for (const CoreSegment &seg : segments_)
+		if (seg.writable)
+			visit(seg.vaddr, segment_bytes(seg));
 }
 
 std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const

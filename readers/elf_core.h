@@ -2,7 +2,6 @@
 // never copied, and what its notes say about the process and its threads.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,39 +14,9 @@
 #include "readers/error.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
+#include "readers/target.h"
 
 namespace ljcore {
-
-enum class Arch { x86_64, aarch64 };
-const char *arch_name(Arch arch);
-
-// Register file of one thread, indexed by DWARF register number (x86_64:
-// rax=0 ... r15=15, rip=16; aarch64: x0..x30=0..30, sp=31, and pc kept at
-// index 32 since DWARF gives it no number).
-struct ThreadRegs {
-	static constexpr int count = 33;
-	std::array<uint64_t, count> dwarf{};
-	uint64_t pc = 0;
-	uint64_t sp = 0;
-};
-
-struct CoreThread {
-	int32_t tid = 0;
-	int cursig = 0; // signal that stopped this thread, 0 if none
-	ThreadRegs regs;
-};
-
-struct CoreSignal {
-	int signo = 0;
-	int code = 0;
-	uint64_t addr = 0; // si_addr: meaningful for SIGSEGV, SIGBUS, SIGILL, SIGFPE
-};
-
-struct CoreProcess {
-	int32_t pid = 0;
-	std::string name; // pr_fname
-	std::string args; // pr_psargs
-};
 
 struct CoreSegment {
 	uint64_t vaddr = 0;
@@ -57,7 +26,7 @@ struct CoreSegment {
 	bool writable = false; // PF_W: data, heap, stacks, JIT code
 };
 
-class ElfCore final : public Memory {
+class ElfCore final : public Target {
 public:
 	static Expected<std::unique_ptr<ElfCore>> open(const std::string &path,
 						       FileLookup lookup);
@@ -78,18 +47,19 @@ public:
 
 	const std::string &path() const { return path_; }
 	bool compressed() const { return image_->decompressed(); }
-	Arch arch() const { return arch_; }
+	Arch arch() const override { return arch_; }
 	Elf *elf() const { return elf_; }
-	const CoreProcess &process() const { return process_; }
-	const std::optional<CoreSignal> &signal() const { return signal_; }
+	const ProcessInfo &process() const override { return process_; }
+	const std::optional<SignalInfo> &signal() const override { return signal_; }
 	// In note order: the kernel writes the thread that crashed first.
-	const std::vector<CoreThread> &threads() const { return threads_; }
+	const std::vector<ThreadInfo> &threads() const override { return threads_; }
+	void visit_writable(const Visitor &visit) const override;
+	std::vector<std::string> warnings() const override { return warnings_; }
+	std::vector<FileStatus> file_statuses() const override { return files_->statuses(); }
 	const std::vector<CoreSegment> &segments() const { return segments_; }
 	const std::vector<std::pair<uint64_t, uint64_t>> &auxv() const { return auxv_; }
 	std::optional<uint64_t> auxv_value(uint64_t type) const;
 	const MappedFiles &files() const { return *files_; }
-	// Problems met while reading the notes that did not stop the reading.
-	const std::vector<std::string> &warnings() const { return warnings_; }
 
 private:
 	ElfCore() = default;
@@ -102,9 +72,9 @@ private:
 	std::unique_ptr<CoreImage> image_;
 	Elf *elf_ = nullptr;
 	Arch arch_ = Arch::x86_64;
-	CoreProcess process_;
-	std::optional<CoreSignal> signal_;
-	std::vector<CoreThread> threads_;
+	ProcessInfo process_;
+	std::optional<SignalInfo> signal_;
+	std::vector<ThreadInfo> threads_;
 	std::vector<CoreSegment> segments_; // sorted by vaddr
 	std::vector<std::pair<uint64_t, uint64_t>> auxv_;
 	std::vector<FileMapping> file_mappings_;

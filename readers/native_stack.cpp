@@ -52,8 +52,15 @@ int find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 
 char *debuginfo_path = nullptr;
 
-const Dwfl_Callbacks callbacks = {
+const Dwfl_Callbacks core_callbacks = {
 	.find_elf = find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = nullptr,
+	.debuginfo_path = &debuginfo_path,
+};
+
+const Dwfl_Callbacks live_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = nullptr,
 	.debuginfo_path = &debuginfo_path,
@@ -113,12 +120,13 @@ std::string base_name(const char *path)
 
 } // namespace
 
-Expected<std::unique_ptr<NativeSession>> NativeSession::open(const ElfCore &core)
+Expected<std::unique_ptr<NativeSession>> NativeSession::open_core(const ElfCore &core)
 {
 	std::unique_ptr<NativeSession> s(new NativeSession());
-	s->core_ = &core;
-	active_files = &core.files();
-	s->dwfl_ = dwfl_begin(&callbacks);
+	s->arch_ = core.arch();
+	s->files_ = &core.files();
+	active_files = s->files_;
+	s->dwfl_ = dwfl_begin(&core_callbacks);
 	if (!s->dwfl_)
 		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
 	dwfl_report_begin(s->dwfl_);
@@ -137,11 +145,32 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open(const ElfCore &core
 	return s;
 }
 
+Expected<std::unique_ptr<NativeSession>> NativeSession::open_live(const LiveProcess &process)
+{
+	std::unique_ptr<NativeSession> s(new NativeSession());
+	s->arch_ = process.arch();
+	pid_t pid = process.process().pid;
+	s->dwfl_ = dwfl_begin(&live_callbacks);
+	if (!s->dwfl_)
+		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl_);
+	if (dwfl_linux_proc_report(s->dwfl_, pid) != 0)
+		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	if (dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
+		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	// LiveProcess already holds every thread ptrace-stopped.
+	if (dwfl_linux_proc_attach(s->dwfl_, pid, true) != 0)
+		s->attach_error_ = dwfl_errmsg(-1);
+	else
+		s->attached_ = true;
+	return s;
+}
+
 NativeSession::~NativeSession()
 {
 	if (dwfl_)
 		dwfl_end(dwfl_);
-	if (active_files == &core_->files())
+	if (files_ && active_files == files_)
 		active_files = nullptr;
 }
 
@@ -153,7 +182,7 @@ NativeStack NativeSession::unwind(int32_t tid) const
 		stack.stop_reason = "cannot unwind: " + attach_error_;
 		return stack;
 	}
-	UnwindState st{&stack, this, core_->arch() == Arch::x86_64 ? 17 : 32};
+	UnwindState st{&stack, this, arch_ == Arch::x86_64 ? 17 : 32};
 	dwfl_errno(); // clear a stale error of an earlier thread
 	int r = dwfl_getthread_frames(dwfl_, tid, on_frame, &st);
 	if (r != 0 && stack.stop_reason.empty()) {

@@ -11,6 +11,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "readers/elf_core.h"
+#include "readers/live_process.h"
 #include "readers/error.h"
 
 namespace ljcore {
@@ -53,7 +54,9 @@ struct SymbolInfo {
 
 class NativeSession {
 public:
-	static Expected<std::unique_ptr<NativeSession>> open(const ElfCore &core);
+	static Expected<std::unique_ptr<NativeSession>> open_core(const ElfCore &core);
+	// The process must stay ptrace-stopped while the session unwinds.
+	static Expected<std::unique_ptr<NativeSession>> open_live(const LiveProcess &process);
 	~NativeSession();
 	NativeSession(const NativeSession &) = delete;
 	NativeSession &operator=(const NativeSession &) = delete;
@@ -76,7 +79,8 @@ public:
 private:
 	NativeSession() = default;
 	Dwfl *dwfl_ = nullptr;
-	const ElfCore *core_ = nullptr;
+	Arch arch_ = Arch::x86_64;
+	const MappedFiles *files_ = nullptr; // of a core, for find_elf
 	bool attached_ = false;
 	std::string attach_error_;
 };

@@ -1,0 +1,204 @@
+#include "readers/live_process.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ljcore {
+
+namespace {
+
+// user_regs_struct order on x86_64 -> DWARF register numbers (as for cores).
+constexpr int x86_64_reg_to_dwarf[] = {
+	15, 14, 13, 12, 6, 3, 11, 10, 9, 8, 0, 2, 1, 4, 5, -1, 16, -1, -1, 7};
+
+std::string read_text(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream ss;
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+std::vector<int32_t> list_tasks(int32_t pid)
+{
+	std::vector<int32_t> tids;
+	std::string dir = "/proc/" + std::to_string(pid) + "/task";
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return tids;
+	while (dirent *e = readdir(d))
+		if (e->d_name[0] != '.')
+			tids.push_back(int32_t(atoi(e->d_name)));
+	closedir(d);
+	// The main thread first, as a core would list the first thread.
+	std::sort(tids.begin(), tids.end(), [pid](int32_t a, int32_t b) {
+		return (a == pid) != (b == pid) ? a == pid : a < b;
+	});
+	return tids;
+}
+
+std::vector<ProcMapping> read_maps(int32_t pid)
+{
+	std::vector<ProcMapping> out;
+	std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/maps"));
+	std::string line;
+	while (std::getline(in, line)) {
+		ProcMapping m;
+		char perms[8] = {};
+		unsigned long long start, end, offset, inode;
+		char dev[32];
+		int path_at = 0;
+		if (sscanf(line.c_str(), "%llx-%llx %7s %llx %31s %llu %n", &start, &end, perms,
+			   &offset, dev, &inode, &path_at) < 6)
+			continue;
+		m.start = start;
+		m.end = end;
+		m.readable = perms[0] == 'r';
+		m.writable = perms[1] == 'w';
+		m.offset = offset;
+		if (path_at > 0 && size_t(path_at) < line.size())
+			m.path = line.substr(size_t(path_at));
+		out.push_back(std::move(m));
+	}
+	return out;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
+{
+	std::unique_ptr<LiveProcess> p(new LiveProcess());
+	std::string proc = "/proc/" + std::to_string(pid);
+	if (access(proc.c_str(), F_OK) != 0)
+		return fail("process " + std::to_string(pid) + ": no such process");
+	p->process_.pid = pid;
+	p->process_.name = read_text(proc + "/comm");
+	if (!p->process_.name.empty() && p->process_.name.back() == '\n')
+		p->process_.name.pop_back();
+	std::string args = read_text(proc + "/cmdline");
+	std::replace(args.begin(), args.end(), '\0', ' ');
+	while (!args.empty() && args.back() == ' ')
+		args.pop_back();
+	p->process_.args = args;
+
+	if (auto r = p->stop_threads(); !r)
+		return std::unexpected(r.error());
+	// Opened read-only: ljcore never writes to a live target.
+	p->mem_fd_ = ::open((proc + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+	if (p->mem_fd_ < 0)
+		return fail(proc + "/mem: " + strerror(errno));
+	p->mappings_ = read_maps(pid);
+	return p;
+}
+
+Expected<void> LiveProcess::stop_threads()
+{
+	stopped_at_ = std::chrono::steady_clock::now();
+	for (int32_t tid : list_tasks(process_.pid)) {
+		if (ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+			if (errno == ESRCH)
+				continue; // the thread exited meanwhile
+			int err = errno;
+			return fail("cannot ptrace thread " + std::to_string(tid) + ": " +
+				    strerror(err) +
+				    (err == EPERM ? " (needs the same user and "
+						    "kernel.yama.ptrace_scope 0, or CAP_SYS_PTRACE)"
+						  : ""));
+		}
+		stopped_.push_back(tid);
+		if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0)
+			continue;
+		int status;
+		if (waitpid(tid, &status, __WALL) != tid) {
+			warnings_.push_back("thread " + std::to_string(tid) + " did not stop");
+			continue;
+		}
+		user_regs_struct regs;
+		iovec iov{&regs, sizeof regs};
+		if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) != 0) {
+			warnings_.push_back("registers of thread " + std::to_string(tid) + ": " +
+					    strerror(errno));
+			continue;
+		}
+		ThreadInfo t;
+		t.tid = tid;
+		uint64_t words[sizeof regs / 8];
+		memcpy(words, &regs, sizeof words);
+		for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
+			if (x86_64_reg_to_dwarf[i] >= 0)
+				t.regs.dwarf[size_t(x86_64_reg_to_dwarf[i])] = words[i];
+		t.regs.pc = t.regs.dwarf[16];
+		t.regs.sp = t.regs.dwarf[7];
+		threads_.push_back(t);
+	}
+	if (threads_.empty())
+		return fail("process " + std::to_string(process_.pid) + ": no thread could be stopped");
+	return {};
+}
+
+std::chrono::microseconds LiveProcess::resume()
+{
+	if (stopped_.empty())
+		return paused_;
+	for (int32_t tid : stopped_)
+		ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+	stopped_.clear();
+	paused_ = std::chrono::duration_cast<std::chrono::microseconds>(
+		std::chrono::steady_clock::now() - stopped_at_);
+	return paused_;
+}
+
+LiveProcess::~LiveProcess()
+{
+	resume();
+	if (mem_fd_ >= 0)
+		close(mem_fd_);
+}
+
+std::expected<void, ReadMiss> LiveProcess::read(uint64_t addr, std::span<std::byte> out) const
+{
+	size_t done = 0;
+	while (done < out.size()) {
+		ssize_t n = pread(mem_fd_, out.data() + done, out.size() - done,
+				  off_t(addr + done));
+		if (n <= 0)
+			return std::unexpected(ReadMiss{
+				addr + done, n == 0 ? "end of process memory"
+						    : std::string("not readable in the process (") +
+							      strerror(errno) + ")"});
+		done += size_t(n);
+	}
+	return {};
+}
+
+void LiveProcess::visit_writable(const Visitor &visit) const
+{
+	constexpr size_t chunk = 16 << 20, overlap = 4096;
+	std::vector<std::byte> buf;
+	for (const ProcMapping &m : mappings_) {
+		if (!m.writable || !m.readable)
+			continue;
+		for (uint64_t at = m.start; at < m.end;) {
+			size_t n = size_t(std::min<uint64_t>(chunk, m.end - at));
+			buf.resize(n);
+			ssize_t got = pread(mem_fd_, buf.data(), n, off_t(at));
+			if (got > 0)
+				visit(at, std::span(buf.data(), size_t(got)));
+			if (at + n >= m.end)
+				break;
+			at += n - overlap;
+		}
+	}
+}
+
+} // namespace ljcore

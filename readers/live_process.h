@@ -1,0 +1,60 @@
+// A running process, read without writing to it: every thread is stopped
+// with PTRACE_SEIZE + PTRACE_INTERRUPT only while it is read, memory comes
+// from /proc/PID/mem opened read-only, mappings from /proc/PID/maps.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "readers/error.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+struct ProcMapping {
+	uint64_t start = 0, end = 0;
+	bool readable = false, writable = false;
+	uint64_t offset = 0;
+	std::string path;
+};
+
+class LiveProcess final : public Target {
+public:
+	// Stops every thread; they run again on resume() or destruction.
+	static Expected<std::unique_ptr<LiveProcess>> attach(int32_t pid);
+	~LiveProcess() override;
+	LiveProcess(const LiveProcess &) = delete;
+	LiveProcess &operator=(const LiveProcess &) = delete;
+
+	std::expected<void, ReadMiss> read(uint64_t addr,
+					   std::span<std::byte> out) const override;
+	Arch arch() const override { return Arch::x86_64; }
+	const ProcessInfo &process() const override { return process_; }
+	const std::optional<SignalInfo> &signal() const override { return signal_; }
+	const std::vector<ThreadInfo> &threads() const override { return threads_; }
+	void visit_writable(const Visitor &visit) const override;
+	std::vector<std::string> warnings() const override { return warnings_; }
+	std::vector<FileStatus> file_statuses() const override { return {}; }
+	const std::vector<ProcMapping> &mappings() const { return mappings_; }
+
+	// Lets the threads run again. Returns how long they were stopped.
+	std::chrono::microseconds resume();
+
+private:
+	LiveProcess() = default;
+	Expected<void> stop_threads();
+
+	ProcessInfo process_;
+	std::optional<SignalInfo> signal_; // a live process has none
+	std::vector<ThreadInfo> threads_;
+	std::vector<int32_t> stopped_;     // tids we hold in ptrace-stop
+	std::vector<ProcMapping> mappings_;
+	std::vector<std::string> warnings_;
+	int mem_fd_ = -1;
+	std::chrono::steady_clock::time_point stopped_at_;
+	std::chrono::microseconds paused_{0};
+};
+
+} // namespace ljcore
