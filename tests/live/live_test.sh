@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Reads a running LuaJIT process with `ljcore --pid` and checks that the
+# analysis shows where it is and that the process runs on afterwards,
+# unchanged (ljcore only stops it while reading, and never writes to it).
+# Usage: live_test.sh LJCORE LUAJIT SCRIPT PATTERN...
+#   every PATTERN (grep -E) must match the output of `ljcore analyze --pid`.
+# Exit: 0 pass, 1 fail, 77 skip (no luajit build, or ptrace not permitted).
+set -euo pipefail
+
+ljcore=$1 luajit=$2 script=$3
+shift 3
+[[ -x $luajit ]] || { echo "skip: $luajit not built (run tools/build-luajit.sh)"; exit 77; }
+
+"$luajit" "$script" &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true' EXIT
+sleep 0.5 # let it reach its steady state (and compile, for the JIT case)
+
+rc=0
+out=$("$ljcore" analyze --pid "$pid" 2>&1) || rc=$?
+if ((rc == 3)) && grep -q "cannot ptrace" <<<"$out"; then
+  echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
+  exit 77
+fi
+echo "$out"
+((rc <= 1)) || { echo "FAIL: ljcore exited with $rc"; exit 1; }
+
+status=0
+for pattern; do
+  grep -Eq -- "$pattern" <<<"$out" || { echo "FAIL: no match for: $pattern"; status=1; }
+done
+
+# Still alive, and not left in a tracing stop.
+state=$(awk '/^State:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo gone)
+case $state in
+  R|S) ;;
+  *) echo "FAIL: process state after ljcore is '$state'"; status=1 ;;
+esac
+exit $status
