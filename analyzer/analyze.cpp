@@ -2,7 +2,9 @@
 
 #include <memory>
 
+#include "analyzer/coroutines.h"
 #if __has_include("analyzer/dwarf_layout.h") // TEMP
+#include "analyzer/coroutines.h"
 #include "analyzer/dwarf_layout.h"
 #define HAVE_DL 1
 #endif
@@ -61,6 +63,32 @@ std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
 		out.push_back(&lj_layout_luajit2_gc64_x64);
 	}
 	return out;
+}
+
+// Every coroutine of the VM with its state, stack, and the one it resumed.
+void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &symbolize,
+		    std::vector<std::string> &problems)
+{
+	ThreadList list = list_threads(mem, v.global_state);
+	v.gc_objects = list.objects_seen;
+	if (!list.problem.empty())
+		problems.push_back("coroutines of VM " + luajit_pointer(v.global_state) +
+				   " may be missing: " + list.problem);
+	for (uint64_t L : list.threads) {
+		Coroutine co;
+		co.L = L;
+		co.status = coroutine_status(mem, L, v.stack.L);
+		if (L == v.stack.L) {
+			co.stack = v.stack; // walked from the VM registers
+		} else {
+			co.stack = walk_lua_stack(mem, WalkStart{L, 0, 0}, symbolize);
+			if (co.status == "normal" && !co.stack.frames.empty()) {
+				const LuaFrame &top = co.stack.frames.front();
+				co.resumed = resumed_thread(mem, top.slot, top.function);
+			}
+		}
+		v.coroutines.push_back(std::move(co));
+	}
 }
 
 // Everything after opening: the same for a core and a live process.
@@ -160,6 +188,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			if (!f.problem.empty())
 				a.problems.push_back("Lua frame " + std::to_string(f.level) +
 						     ": " + f.problem);
+		if (options.all_coroutines)
+			add_coroutines(mem, v, symbolize, a.problems);
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

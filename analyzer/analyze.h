@@ -16,6 +16,7 @@ enum class ScanMode { automatic, always, never };
 struct AnalyzeOptions {
 	FileLookup lookup;
 	ScanMode scan = ScanMode::automatic;
+	bool all_coroutines = false; // walk every lua_State, not just the running one
 };
 
 // Fails only when the core cannot be read at all; everything that goes

@@ -38,6 +38,13 @@ struct LuaStack {
 	std::string stop_reason; // why the walk ended early
 };
 
+struct Coroutine {
+	uint64_t L = 0;
+	std::string status;   // running, suspended, normal, dead
+	uint64_t resumed = 0; // the coroutine this one resumed (normal ones)
+	LuaStack stack;
+};
+
 struct NativeFrameInfo {
 	uint64_t pc = 0;
 	std::string function;
@@ -68,6 +75,9 @@ struct VmResult {
 	std::string vmstate_text;    // "interpreter", "C", "trace 12", ...
 	uint64_t gc_total = 0;       // g->gc.total: bytes the GC manages
 	LuaStack stack;              // of the current coroutine
+	// Every coroutine, main thread first (filled for bt --all).
+	std::vector<Coroutine> coroutines;
+	uint64_t gc_objects = 0; // objects on the GC list when it was walked
 };
 
 struct Analysis {

@@ -84,6 +84,8 @@ int main(int argc, char **argv)
 	bt->add_option("--format", format, "text, luajit (as debug.traceback prints it) or json")
 		->check(CLI::IsMember({"text", "luajit", "json"}));
 	bt->add_flag("--json", [&](int64_t) { format = "json"; }, "same as --format=json");
+	bool all = false;
+	bt->add_flag("--all", all, "every coroutine of every VM, with its state");
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
 
@@ -100,6 +102,7 @@ int main(int argc, char **argv)
 
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
+	options.all_coroutines = all || analyze->parsed();
 	options.scan = common.scan == "always"	  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
@@ -116,6 +119,7 @@ int main(int argc, char **argv)
 	RenderOptions render;
 	render.level = level;
 	render.explain = explain;
+	render.all = all;
 	if (analyze->parsed()) {
 		if (analyze_json) {
 			render_json(std::cout, *result);

@@ -11,6 +11,7 @@ struct RenderOptions {
 	bool native = true; // show native frames (text)
 	int level = 0;      // first Lua level (--format=luajit)
 	bool explain = false; // how the VMs were found (text)
+	bool all = false;     // every coroutine, not just the running one
 };
 
 // Human-readable report: process, VMs, threads with mixed frames.
@@ -22,6 +23,8 @@ void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &
 void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o);
 // The whole model as JSON (schema_version in the document).
 void render_json(std::ostream &out, const Analysis &a);
+// One traceback in debug.traceback's format, from first_level on.
+void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level);
 
 std::string signal_name(int signo);
 std::string hex_address(uint64_t v);

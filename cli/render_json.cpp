@@ -69,7 +69,15 @@ void render_json(std::ostream &out, const Analysis &a)
 		doc["signal"] = sig;
 	}
 	json vms = json::array();
-	for (auto &vm : a.vms)
+	for (auto &vm : a.vms) {
+		json coroutines = json::array();
+		for (auto &co : vm.coroutines) {
+			json c = {{"L", addr(co.L)}, {"status", co.status},
+				  {"stack", lua_stack_json(co.stack)}};
+			if (co.resumed)
+				c["resumed"] = addr(co.resumed);
+			coroutines.push_back(std::move(c));
+		}
 		vms.push_back({{"global_state", addr(vm.global_state)},
 			       {"found_by", vm.found_by},
 			       {"checks", vm.checks},
@@ -79,7 +87,9 @@ void render_json(std::ostream &out, const Analysis &a)
 			       {"gc_total", vm.gc_total},
 			       {"main_thread", addr(vm.main_thread)},
 			       {"current_thread", addr(vm.current_thread)},
-			       {"stack", lua_stack_json(vm.stack)}});
+			       {"stack", lua_stack_json(vm.stack)},
+			       {"coroutines", coroutines}});
+	}
 	doc["vms"] = vms;
 	json threads = json::array();
 	for (auto &t : a.threads) {

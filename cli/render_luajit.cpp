@@ -33,29 +33,44 @@ void frame_line(std::ostream &out, const LuaFrame &f)
 
 } // namespace
 
+void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level)
+{
+	const auto &frames = stack.frames;
+	const size_t n = frames.size();
+	out << "stack traceback:";
+	size_t level = size_t(std::max(first_level, 0));
+	size_t limit = levels_head;
+	while (level < n) {
+		size_t next = level + 1;
+		if (next > limit) {
+			limit = SIZE_MAX;
+			// Elide only if at least levels_tail more follow.
+			if (next + levels_tail < n) {
+				out << "\n\t...";
+				level = n - levels_tail;
+			}
+			continue;
+		}
+		frame_line(out, frames[level]);
+		level = next;
+	}
+	out << "\n";
+}
+
 void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	for (auto &vm : a.vms) {
-		const auto &frames = vm.stack.frames;
-		const size_t n = frames.size();
-		out << "stack traceback:";
-		size_t level = size_t(std::max(o.level, 0));
-		size_t limit = levels_head;
-		while (level < n) {
-			size_t next = level + 1;
-			if (next > limit) {
-				limit = SIZE_MAX;
-				// Elide only if at least levels_tail more follow.
-				if (next + levels_tail < n) {
-					out << "\n\t...";
-					level = n - levels_tail;
-				}
-				continue;
-			}
-			frame_line(out, frames[level]);
-			level = next;
+		if (!o.all) {
+			luajit_traceback(out, vm.stack, o.level);
+			continue;
 		}
-		out << "\n";
+		// As debug.traceback(co) would print each: level 0 for all but
+		// the running one, "thread: %p" as tostring(co) names it.
+		for (auto &co : vm.coroutines) {
+			out << "thread: " << luajit_pointer(co.L) << "\n";
+			luajit_traceback(out, co.stack, co.L == vm.stack.L ? o.level : 0);
+			out << "\n";
+		}
 	}
 }
 

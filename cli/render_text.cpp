@@ -1,5 +1,6 @@
 // The human-readable report.
 #include <cstring>
+#include <map>
 #include <string.h>
 
 #include "cli/render.h"
@@ -61,6 +62,42 @@ void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
 		out << indent << "(stack incomplete: " << s.stop_reason << ")\n";
 }
 
+// "main 0x.. -> 0x.. -> 0x.. (running)": who resumed whom, from the main
+// thread to the running coroutine.
+std::string resume_chain(const VmResult &vm)
+{
+	std::string chain;
+	uint64_t at = vm.main_thread;
+	for (size_t hops = 0; at && hops <= vm.coroutines.size(); hops++) {
+		const Coroutine *co = nullptr;
+		for (auto &c : vm.coroutines)
+			if (c.L == at)
+				co = &c;
+		if (!co)
+			break;
+		chain += (chain.empty() ? "main " : " -> ") + hex_address(at);
+		if (co->status == "running")
+			return chain + " (running)";
+		at = co->resumed;
+	}
+	return chain;
+}
+
+// "9 (1 running, 3 normal, 5 suspended)"
+std::string coroutine_counts(const VmResult &vm)
+{
+	std::map<std::string, int> by_status;
+	for (auto &c : vm.coroutines)
+		by_status[c.status]++;
+	std::string s = std::to_string(vm.coroutines.size()) + " (";
+	bool first = true;
+	for (auto &[status, n] : by_status) {
+		s += (first ? "" : ", ") + std::to_string(n) + " " + status;
+		first = false;
+	}
+	return s + ")";
+}
+
 void vm_header(std::ostream &out, const VmResult &vm)
 {
 	out << "VM " << hex_address(vm.global_state) << "  found by: " << vm.found_by << "\n"
@@ -69,6 +106,12 @@ void vm_header(std::ostream &out, const VmResult &vm)
 		out << (i ? ", " : " ") << vm.checks[i];
 	out << "\n  state: " << vm.vmstate_text << ", GC heap " << vm.gc_total
 	    << " bytes, current coroutine " << hex_address(vm.stack.L) << "\n";
+	if (!vm.coroutines.empty()) {
+		out << "  coroutines: " << coroutine_counts(vm) << " (`ljcore bt --all` shows each)\n";
+		std::string chain = resume_chain(vm);
+		if (chain.find(" -> ") != std::string::npos)
+			out << "  resume chain: " << chain << "\n";
+	}
 }
 
 } // namespace
@@ -141,12 +184,28 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 	}
 }
 
-void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &)
+void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	for (auto &vm : a.vms) {
-		out << "VM " << hex_address(vm.global_state) << " (" << vm.vmstate_text
-		    << "), coroutine " << hex_address(vm.stack.L) << "\n";
-		lua_frames(out, vm.stack, "  ");
+		out << "VM " << hex_address(vm.global_state) << " (" << vm.vmstate_text << ")";
+		if (!o.all) {
+			out << ", coroutine " << hex_address(vm.stack.L) << "\n";
+			lua_frames(out, vm.stack, "  ");
+			continue;
+		}
+		out << ", coroutines " << coroutine_counts(vm) << "\n";
+		std::string chain = resume_chain(vm);
+		if (chain.find(" -> ") != std::string::npos)
+			out << "resume chain: " << chain << "\n";
+		for (auto &co : vm.coroutines) {
+			out << "\ncoroutine " << hex_address(co.L) << " (" << co.status;
+			if (co.L == vm.main_thread)
+				out << ", main thread";
+			if (co.resumed)
+				out << ", resumed " << hex_address(co.resumed);
+			out << ")\n";
+			lua_frames(out, co.stack, "  ");
+		}
 	}
 }
 
