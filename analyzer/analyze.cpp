@@ -91,7 +91,8 @@ void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &sym
 	}
 }
 
-// Everything after opening: the same for a core and a live process.
+} // namespace
+
 Analysis analyze_target(const Target &target, const NativeSession &native,
 			const AnalyzeOptions &options)
 {
@@ -202,8 +203,6 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			a.problems.push_back(f.detail);
 	return a;
 }
-
-} // namespace
 
 Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
 {

@@ -6,6 +6,8 @@
 #include "analyzer/model.h"
 #include "readers/error.h"
 #include "readers/mapped_files.h"
+#include "readers/native_stack.h"
+#include "readers/target.h"
 
 namespace ljcore {
 
@@ -22,6 +24,11 @@ struct AnalyzeOptions {
 // Fails only when the core cannot be read at all; everything that goes
 // wrong later is recorded in Analysis::problems and the result is partial.
 Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options);
+
+// Everything after opening: the same for a core, a live process, or a
+// target that records what is read.
+Analysis analyze_target(const Target &target, const NativeSession &native,
+			const AnalyzeOptions &options);
 
 // A running process, stopped (ptrace) only while it is read, never written.
 Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzer/analyze.h"
+#include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
 #include "cli/render.h"
 
@@ -60,6 +61,24 @@ void print_problems(const Analysis &a)
 		std::cerr << "ljcore: " << p << "\n";
 }
 
+int run_snapshot(const Common &common, const std::string &out, const AnalyzeOptions &options)
+{
+	if (common.pid) {
+		std::cerr << "ljcore: snapshot --pid is not supported yet; "
+			     "use gcore, then ljcore snapshot on its core\n";
+		return exit_usage;
+	}
+	auto r = snapshot_core(common.core, out, options);
+	if (!r) {
+		std::cerr << "ljcore: " << r.error().message << "\n";
+		return exit_unreadable;
+	}
+	std::cout << out << ": " << r->pages << " pages, " << r->bytes << " bytes ("
+		  << (r->source_bytes ? 100.0 * double(r->bytes) / double(r->source_bytes) : 0)
+		  << "% of " << common.core << ")\n";
+	return exit_ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -89,6 +108,12 @@ int main(int argc, char **argv)
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
 
+	auto *snapshot = app.add_subcommand(
+		"snapshot", "write a minimized core: only the memory the analysis reads");
+	add_common(snapshot, common);
+	std::string snapshot_out;
+	snapshot->add_option("-o,--output", snapshot_out, "the core file to write")->required();
+
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
@@ -110,6 +135,8 @@ int main(int argc, char **argv)
 		std::cerr << "ljcore: give a core file or --pid PID\n";
 		return exit_usage;
 	}
+	if (snapshot->parsed())
+		return run_snapshot(common, snapshot_out, options);
 	auto result = common.pid ? analyze_pid(common.pid, options)
 				 : analyze_core(common.core, options);
 	if (!result) {

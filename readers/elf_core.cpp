@@ -153,6 +153,8 @@ Expected<void> ElfCore::load_notes()
 		if (!data)
 			return fail(std::string("notes: ") + elf_errmsg(-1));
 		any = true;
+		auto *raw = static_cast<const std::byte *>(data->d_buf);
+		raw_notes_.insert(raw_notes_.end(), raw, raw + data->d_size);
 		size_t off = 0;
 		GElf_Nhdr nh;
 		size_t name_off, desc_off;

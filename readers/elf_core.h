@@ -60,6 +60,8 @@ public:
 	const std::vector<std::pair<uint64_t, uint64_t>> &auxv() const { return auxv_; }
 	std::optional<uint64_t> auxv_value(uint64_t type) const;
 	const MappedFiles &files() const { return *files_; }
+	// The note segments as they are in the file, for writing snapshots.
+	const std::vector<std::byte> &raw_notes() const { return raw_notes_; }
 
 private:
 	ElfCore() = default;
@@ -80,6 +82,7 @@ private:
 	std::vector<FileMapping> file_mappings_;
 	std::unique_ptr<MappedFiles> files_;
 	std::vector<std::string> warnings_;
+	std::vector<std::byte> raw_notes_;
 };
 
 } // namespace ljcore

@@ -1,0 +1,24 @@
+// Minimized cores: keep only the memory that the full analysis reads, so a
+// regression fixture is kilobytes instead of hundreds of megabytes.
+#pragma once
+
+#include <string>
+
+#include "analyzer/analyze.h"
+
+namespace ljcore {
+
+struct SnapshotResult {
+	uint64_t pages = 0;       // memory pages kept
+	uint64_t bytes = 0;       // size of the snapshot file
+	uint64_t source_bytes = 0; // size of what it was made from
+	uint64_t paused_us = 0;   // for a live process: how long it was stopped
+};
+
+// Analyzes the core (every coroutine) while recording what is read, adds
+// what native unwinding needs (thread stacks, ELF headers of mapped files),
+// and writes those pages with the core's own notes.
+Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
+				       const AnalyzeOptions &options);
+
+} // namespace ljcore

@@ -1,0 +1,90 @@
+#include "readers/core_writer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <elf.h>
+#include <fstream>
+
+namespace ljcore {
+
+namespace {
+
+template <typename T> void put(std::vector<std::byte> &out, const T &v)
+{
+	auto *p = reinterpret_cast<const std::byte *>(&v);
+	out.insert(out.end(), p, p + sizeof v);
+}
+
+void pad4(std::vector<std::byte> &out)
+{
+	while (out.size() % 4)
+		out.push_back(std::byte{0});
+}
+
+} // namespace
+
+void append_note(std::vector<std::byte> &notes, const std::string &name, uint32_t type,
+		 std::span<const std::byte> desc)
+{
+	Elf64_Nhdr nh{uint32_t(name.size() + 1), uint32_t(desc.size()), type};
+	put(notes, nh);
+	auto *n = reinterpret_cast<const std::byte *>(name.c_str());
+	notes.insert(notes.end(), n, n + name.size() + 1);
+	pad4(notes);
+	notes.insert(notes.end(), desc.begin(), desc.end());
+	pad4(notes);
+}
+
+Expected<void> write_core(const std::string &path, const CoreContents &c)
+{
+	const size_t nphdr = 1 + c.memory.size();
+	const uint64_t page = 4096;
+	Elf64_Ehdr eh{};
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh.e_type = ET_CORE;
+	eh.e_machine = c.arch == Arch::x86_64 ? EM_X86_64 : EM_AARCH64;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof eh;
+	eh.e_ehsize = sizeof eh;
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	if (nphdr >= PN_XNUM)
+		return fail("snapshot needs " + std::to_string(nphdr) +
+			    " segments, more than an ELF core header can count");
+	eh.e_phnum = uint16_t(nphdr);
+
+	// Layout as the kernel writes it: headers, notes, then page-aligned
+	// memory.
+	uint64_t notes_off = sizeof eh + nphdr * sizeof(Elf64_Phdr);
+	uint64_t off = (notes_off + c.notes.size() + page - 1) / page * page;
+	std::vector<Elf64_Phdr> ph;
+	ph.push_back(Elf64_Phdr{PT_NOTE, 0, notes_off, 0, 0, c.notes.size(), 0, 4});
+	for (auto &m : c.memory) {
+		uint32_t flags = PF_R | (m.writable ? PF_W : 0) | (m.executable ? PF_X : 0);
+		ph.push_back(Elf64_Phdr{PT_LOAD, flags, off, m.vaddr, 0, m.bytes.size(),
+					m.bytes.size(), page});
+		off += (m.bytes.size() + page - 1) / page * page;
+	}
+
+	std::ofstream out(path, std::ios::binary | std::ios::trunc);
+	if (!out)
+		return fail(path + ": " + strerror(errno));
+	out.write(reinterpret_cast<const char *>(&eh), sizeof eh);
+	out.write(reinterpret_cast<const char *>(ph.data()),
+		  std::streamsize(ph.size() * sizeof(Elf64_Phdr)));
+	out.write(reinterpret_cast<const char *>(c.notes.data()), std::streamsize(c.notes.size()));
+	for (size_t i = 0; i < c.memory.size(); i++) {
+		out.seekp(std::streamoff(ph[i + 1].p_offset));
+		out.write(reinterpret_cast<const char *>(c.memory[i].bytes.data()),
+			  std::streamsize(c.memory[i].bytes.size()));
+	}
+	out.flush();
+	if (!out)
+		return fail(path + ": write failed");
+	return {};
+}
+
+} // namespace ljcore
