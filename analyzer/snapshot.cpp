@@ -131,7 +131,7 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 			out.memory.push_back(CorePiece{p * page, std::move(bytes), writable, false});
 		}
 	}
-	if (auto r = write_core(out_path, out); !r)
+	if (auto r = write_core(out_path, out, out_path.ends_with(".zst")); !r)
 		return std::unexpected(r.error());
 
 	SnapshotResult result;

@@ -18,6 +18,7 @@ struct SnapshotResult {
 // Analyzes the core (every coroutine) while recording what is read, adds
 // what native unwinding needs (thread stacks, ELF headers of mapped files),
 // and writes those pages with the core's own notes.
+// out_path ending in ".zst" is written zstd-compressed.
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options);
 

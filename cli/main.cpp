@@ -7,6 +7,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
+#include "cli/fixture.h"
 #include "cli/render.h"
 
 using namespace ljcore;
@@ -114,11 +115,36 @@ int main(int argc, char **argv)
 	std::string snapshot_out;
 	snapshot->add_option("-o,--output", snapshot_out, "the core file to write")->required();
 
+	auto *fixture = app.add_subcommand("fixture", "regression fixtures: minimized core + expected analysis");
+	fixture->require_subcommand(1);
+	FixtureNew fnew;
+	auto *fixture_new_cmd = fixture->add_subcommand("new", "make a fixture from a core");
+	fixture_new_cmd->add_option("core", fnew.core, "the core")->required()->check(CLI::ExistingFile);
+	fixture_new_cmd->add_option("-o,--output", fnew.dir, "the fixture directory")->required();
+	fixture_new_cmd->add_option("--exe", fnew.options.lookup.exe, "the executable, if moved");
+	fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
+	fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
+	fixture_new_cmd->add_option("--made-by", fnew.made_by, "manifest: how the core was made");
+	std::vector<std::string> fixture_roots;
+	auto *fixture_check_cmd = fixture->add_subcommand("check", "re-analyze fixtures, show changes");
+	fixture_check_cmd->add_option("paths", fixture_roots, "fixture directories or trees")->required();
+	auto *fixture_update_cmd = fixture->add_subcommand("update", "accept the new analysis, on purpose");
+	fixture_update_cmd->add_option("paths", fixture_roots, "fixture directories or trees")->required();
+
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
 		int code = app.exit(e);
 		return code == 0 ? exit_ok : exit_usage;
+	}
+
+	if (fixture->parsed()) {
+		unsetenv("DEBUGINFOD_URLS");
+		if (fixture_new_cmd->parsed())
+			return fixture_new(fnew);
+		if (fixture_check_cmd->parsed())
+			return fixture_check(fixture_roots);
+		return fixture_update(fixture_roots);
 	}
 
 	// Offline by default: a crash analysis should not wait on the network.

@@ -3,6 +3,8 @@
 
 #include <ostream>
 
+#include <nlohmann/json.hpp>
+
 #include "analyzer/model.h"
 
 namespace ljcore {
@@ -22,6 +24,7 @@ void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &
 // message line, for each VM's current coroutine.
 void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o);
 // The whole model as JSON (schema_version in the document).
+nlohmann::json analysis_json(const Analysis &a);
 void render_json(std::ostream &out, const Analysis &a);
 // One traceback in debug.traceback's format, from first_level on.
 void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level);

@@ -52,7 +52,7 @@ json lua_stack_json(const LuaStack &s)
 
 } // namespace
 
-void render_json(std::ostream &out, const Analysis &a)
+nlohmann::json analysis_json(const Analysis &a)
 {
 	json doc;
 	doc["schema_version"] = Analysis::schema_version;
@@ -113,7 +113,12 @@ void render_json(std::ostream &out, const Analysis &a)
 	doc["threads"] = threads;
 	doc["problems"] = a.problems;
 	doc["evidence"] = a.evidence;
-	out << doc.dump(2) << "\n";
+	return doc;
+}
+
+void render_json(std::ostream &out, const Analysis &a)
+{
+	out << analysis_json(a).dump(2) << "\n";
 }
 
 } // namespace ljcore

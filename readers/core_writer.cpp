@@ -4,6 +4,7 @@
 #include <cstring>
 #include <elf.h>
 #include <fstream>
+#include <zstd.h>
 
 namespace ljcore {
 
@@ -35,7 +36,7 @@ void append_note(std::vector<std::byte> &notes, const std::string &name, uint32_
 	pad4(notes);
 }
 
-Expected<void> write_core(const std::string &path, const CoreContents &c)
+Expected<void> write_core(const std::string &path, const CoreContents &c, bool compress)
 {
 	const size_t nphdr = 1 + c.memory.size();
 	const uint64_t page = 4096;
@@ -69,18 +70,27 @@ Expected<void> write_core(const std::string &path, const CoreContents &c)
 		off += (m.bytes.size() + page - 1) / page * page;
 	}
 
+	std::vector<std::byte> image;
+	put(image, eh);
+	for (auto &p : ph)
+		put(image, p);
+	image.insert(image.end(), c.notes.begin(), c.notes.end());
+	for (size_t i = 0; i < c.memory.size(); i++) {
+		image.resize(ph[i + 1].p_offset);
+		image.insert(image.end(), c.memory[i].bytes.begin(), c.memory[i].bytes.end());
+	}
+	if (compress) {
+		std::vector<std::byte> packed(ZSTD_compressBound(image.size()));
+		size_t n = ZSTD_compress(packed.data(), packed.size(), image.data(), image.size(), 19);
+		if (ZSTD_isError(n))
+			return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
+		packed.resize(n);
+		image.swap(packed);
+	}
 	std::ofstream out(path, std::ios::binary | std::ios::trunc);
 	if (!out)
 		return fail(path + ": " + strerror(errno));
-	out.write(reinterpret_cast<const char *>(&eh), sizeof eh);
-	out.write(reinterpret_cast<const char *>(ph.data()),
-		  std::streamsize(ph.size() * sizeof(Elf64_Phdr)));
-	out.write(reinterpret_cast<const char *>(c.notes.data()), std::streamsize(c.notes.size()));
-	for (size_t i = 0; i < c.memory.size(); i++) {
-		out.seekp(std::streamoff(ph[i + 1].p_offset));
-		out.write(reinterpret_cast<const char *>(c.memory[i].bytes.data()),
-			  std::streamsize(c.memory[i].bytes.size()));
-	}
+	out.write(reinterpret_cast<const char *>(image.data()), std::streamsize(image.size()));
 	out.flush();
 	if (!out)
 		return fail(path + ": write failed");

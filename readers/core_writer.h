@@ -30,6 +30,9 @@ struct CoreContents {
 void append_note(std::vector<std::byte> &notes, const std::string &name, uint32_t type,
 		 std::span<const std::byte> desc);
 
-Expected<void> write_core(const std::string &path, const CoreContents &contents);
+// Writes the core; compressed with zstd (which ljcore reads back directly)
+// when compress is set.
+Expected<void> write_core(const std::string &path, const CoreContents &contents,
+			  bool compress = false);
 
 } // namespace ljcore

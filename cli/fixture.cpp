@@ -1,0 +1,188 @@
+#include "cli/fixture.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/snapshot.h"
+#include "cli/exit_codes.h"
+#include "cli/render.h"
+
+namespace ljcore {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int fixture_schema = 1;
+constexpr const char *core_name = "core.zst";
+constexpr const char *expected_name = "expected.json";
+constexpr const char *manifest_name = "manifest.json";
+
+// What a fixture pins down: the Lua truth of the core. Left out is what
+// depends on the machine that checks it (native frames and symbols come
+// from files on disk, paths, how the VM happened to be found first).
+json fixture_view(const Analysis &a)
+{
+	json full = analysis_json(a);
+	json v;
+	v["fixture_schema"] = fixture_schema;
+	v["arch"] = full["arch"];
+	v["process"] = full["process"];
+	if (full.contains("signal"))
+		v["signal"] = full["signal"];
+	json tids = json::array();
+	for (auto &t : full["threads"])
+		tids.push_back(t["tid"]);
+	v["threads"] = tids;
+	v["vms"] = full["vms"];
+	for (auto &vm : v["vms"]) {
+		vm.erase("found_by");
+		vm.erase("checks");
+		auto strip = [](json &stack) {
+			for (auto &f : stack["frames"])
+				f.erase("c_symbol");
+		};
+		strip(vm["stack"]);
+		for (auto &co : vm["coroutines"])
+			strip(co["stack"]);
+	}
+	return v;
+}
+
+Expected<json> analyze_fixture(const fs::path &dir)
+{
+	AnalyzeOptions opts;
+	opts.all_coroutines = true;
+	auto a = analyze_core((dir / core_name).string(), opts);
+	if (!a)
+		return std::unexpected(a.error());
+	return fixture_view(*a);
+}
+
+std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
+{
+	std::vector<fs::path> out;
+	for (auto &root : roots) {
+		std::error_code ec;
+		if (fs::exists(fs::path(root) / manifest_name)) {
+			out.push_back(root);
+			continue;
+		}
+		for (auto it = fs::recursive_directory_iterator(root, ec);
+		     !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+			if (it->path().filename() == manifest_name)
+				out.push_back(it->path().parent_path());
+	}
+	std::sort(out.begin(), out.end());
+	return out;
+}
+
+json read_json(const fs::path &p)
+{
+	std::ifstream in(p);
+	return json::parse(in, nullptr, false);
+}
+
+void write_json(const fs::path &p, const json &j)
+{
+	std::ofstream(p) << j.dump(2) << "\n";
+}
+
+// "/vms/0/stack/frames/2/name: expected "f", got "g"" for each change.
+void print_changes(const json &expected, const json &actual)
+{
+	for (auto &op : json::diff(expected, actual)) {
+		std::string path = op["path"];
+		std::string what = op["op"];
+		json before = expected.contains(json::json_pointer(path))
+				      ? expected[json::json_pointer(path)]
+				      : json();
+		if (what == "replace")
+			std::cout << "  " << path << ": expected " << before.dump() << ", got "
+				  << op["value"].dump() << "\n";
+		else if (what == "add")
+			std::cout << "  " << path << ": new " << op["value"].dump() << "\n";
+		else
+			std::cout << "  " << path << ": gone (was " << before.dump() << ")\n";
+	}
+}
+
+} // namespace
+
+int fixture_new(const FixtureNew &f)
+{
+	fs::create_directories(f.dir);
+	fs::path dir(f.dir);
+	auto snap = snapshot_core(f.core, (dir / core_name).string(), f.options);
+	if (!snap) {
+		std::cerr << "ljcore: " << snap.error().message << "\n";
+		return exit_unreadable;
+	}
+	auto view = analyze_fixture(dir);
+	if (!view) {
+		std::cerr << "ljcore: " << view.error().message << "\n";
+		return exit_unreadable;
+	}
+	write_json(dir / expected_name, *view);
+	write_json(dir / manifest_name,
+		   {{"fixture_schema", fixture_schema},
+		    {"scenario", f.scenario},
+		    {"flavour", f.flavour},
+		    {"arch", (*view)["arch"]},
+		    {"made_by", f.made_by},
+		    {"source_core_bytes", snap->source_bytes},
+		    {"core_bytes", snap->bytes}});
+	std::cout << f.dir << ": " << snap->bytes << " bytes (from " << snap->source_bytes
+		  << ")\n";
+	return exit_ok;
+}
+
+int fixture_check(const std::vector<std::string> &roots)
+{
+	auto dirs = find_fixtures(roots);
+	if (dirs.empty()) {
+		std::cerr << "ljcore: no fixtures (" << manifest_name << ") under the given paths\n";
+		return exit_usage;
+	}
+	int changed = 0;
+	for (auto &dir : dirs) {
+		json expected = read_json(dir / expected_name);
+		auto actual = analyze_fixture(dir);
+		if (!actual) {
+			std::cout << "FAIL " << dir.string() << ": " << actual.error().message << "\n";
+			changed++;
+		} else if (expected.is_discarded()) {
+			std::cout << "FAIL " << dir.string() << ": " << expected_name
+				  << " unreadable\n";
+			changed++;
+		} else if (*actual != expected) {
+			std::cout << "FAIL " << dir.string() << ":\n";
+			print_changes(expected, *actual);
+			changed++;
+		}
+	}
+	std::cout << dirs.size() - size_t(changed) << " of " << dirs.size()
+		  << " fixtures unchanged\n";
+	return changed ? exit_partial : exit_ok;
+}
+
+int fixture_update(const std::vector<std::string> &roots)
+{
+	auto dirs = find_fixtures(roots);
+	for (auto &dir : dirs) {
+		auto actual = analyze_fixture(dir);
+		if (!actual) {
+			std::cerr << "ljcore: " << dir.string() << ": " << actual.error().message << "\n";
+			return exit_unreadable;
+		}
+		write_json(dir / expected_name, *actual);
+		std::cout << "updated " << dir.string() << "\n";
+	}
+	return dirs.empty() ? exit_usage : exit_ok;
+}
+
+} // namespace ljcore

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates the regression fixtures in testdata/fixtures/ from the cores
+# tools/make-cores.sh made: one fixture per variant x scenario (kernel core),
+# a minimized zstd core plus the expected analysis. Commit a regenerated set
+# only with a reason: each changed expected.json is a change of output.
+# Usage: tools/make-fixtures.sh [VARIANT...]   (default: every variant in build/cores)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ljcore=$root/build/cmake/ljcore
+[[ -x $ljcore ]] || "$root/tools/build.sh" >/dev/null
+variants=("$@")
+if ((${#variants[@]} == 0)); then
+  for d in "$root"/build/cores/*/; do variants+=("$(basename "$d")"); done
+fi
+
+made=0 skipped=0
+for v in "${variants[@]}"; do
+  for dir in "$root/build/cores/$v"/*/; do
+    scenario=$(basename "$dir")
+    core=$dir/core.kernel
+    [[ -f $core ]] || continue
+    # A fixture pins a correct reading: only where ljcore finds the VM
+    # and matches LuaJIT's own traceback today.
+    if ! bash "$root/tests/oracle/compare.sh" "$ljcore" "$core" "$dir/oracle.kernel.txt" \
+         "$dir/exe" >/dev/null 2>&1; then
+      echo "skip $v/$scenario: ljcore does not match the oracle on it yet"
+      skipped=$((skipped + 1))
+      continue
+    fi
+    out=$root/testdata/fixtures/$v/$scenario
+    rm -rf "$out"
+    "$ljcore" fixture new "$core" -o "$out" --exe "$dir/exe" --scenario "$scenario" \
+      --flavour "$v" --made-by "kernel core, tools/make-cores.sh" >/dev/null
+    made=$((made + 1))
+  done
+done
+echo "$made fixtures made, $skipped skipped; $(du -sh "$root/testdata/fixtures" | cut -f1) in all"
