@@ -1,10 +1,12 @@
 #include "analyzer/analyze.h"
 
+#include <deque>
 #include <memory>
 
 #include "analyzer/coroutines.h"
 #if __has_include("analyzer/dwarf_layout.h") // TEMP
 #include "analyzer/coroutines.h"
+#include "analyzer/builtin_layouts.h"
 #include "analyzer/dwarf_layout.h"
 #define HAVE_DL 1
 #endif
@@ -12,7 +14,6 @@
 #include "analyzer/lua_symbolize.h"
 #include "analyzer/vm_locator.h"
 #include "analyzer/vm_scan.h"
-#include "luajit/layouts.h"
 #include "readers/elf_core.h"
 #include "readers/native_stack.h"
 
@@ -32,13 +33,18 @@ ThreadResult thread_result(const ThreadInfo &t, const NativeStack &s, bool crash
 	return r;
 }
 
-// Layouts to try, best first: what the DWARF of a module says, then the
-// built-in tables.
-std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
-						 std::vector<std::unique_ptr<lj_layout>> &owned,
-						 Arch arch, std::vector<std::string> &notes)
+// Layouts to try, best first: what the DWARF of LuaJIT's module says
+// (checked against the built-in tables), then the built-in tables.
+struct LayoutSet {
+	std::vector<const lj_layout *> order;
+	std::deque<lj_layout> from_dwarf;
+	std::deque<std::string> names;
+};
+
+void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
+		       std::vector<std::string> &notes)
 {
-	std::vector<const lj_layout *> out;
+	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
 	// Only LuaJIT's own module is worth its DWARF: loading a libc's
 	// (from libc6-dbg, compressed) would cost most of our run time.
 	// luaJIT_setmode is exported by every LuaJIT, executable or library.
@@ -47,22 +53,37 @@ std::vector<const lj_layout *> candidate_layouts(const NativeSession &native,
 	uint64_t bias;
 	Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;
 	if (dw) {
-#ifdef HAVE_DL
 		auto ly = layout_from_dwarf(dw, arch);
-		if (ly) {
-			owned.push_back(std::make_unique<lj_layout>(*ly));
-			out.push_back(owned.back().get());
-			notes.push_back("layout from the DWARF of " + sym->module);
+		if (!ly) {
+			notes.push_back("DWARF of " + sym->module + " unusable: " + ly.error().message);
+		} else {
+			std::string name = "DWARF of " + sym->module;
+			const lj_layout *closest = nullptr;
+			std::vector<std::string> closest_diff;
+			for (auto *b : builtin) {
+				auto diff = layout_differences(*ly, *b);
+				if (!closest || diff.size() < closest_diff.size())
+					closest = b, closest_diff = diff;
+			}
+			if (closest && closest_diff.empty()) {
+				// Tried once, under its DWARF name.
+				name += " (equals the built-in " + std::string(closest->name) + ")";
+				std::erase(builtin, closest);
+			} else if (closest) {
+				std::string d;
+				for (auto &x : closest_diff)
+					d += (d.empty() ? "" : ", ") + x;
+				notes.push_back("DWARF layout of " + sym->module +
+						" matches no built-in table; closest is " +
+						closest->name + ", differing in " + d);
+			}
+			set.names.push_back(name);
+			ly->name = set.names.back().c_str();
+			set.from_dwarf.push_back(*ly);
+			set.order.push_back(&set.from_dwarf.back());
 		}
-#else
-		(void)arch, (void)owned, (void)notes;
-#endif
 	}
-	if (arch == Arch::x86_64) {
-		out.push_back(&lj_layout_upstream_gc64_x64);
-		out.push_back(&lj_layout_luajit2_gc64_x64);
-	}
-	return out;
+	set.order.insert(set.order.end(), builtin.begin(), builtin.end());
 }
 
 // Every coroutine of the VM with its state, stack, and the one it resumed.
@@ -123,8 +144,9 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		a.threads.push_back(thread_result(t, stacks.back(), crashed));
 	}
 
-	std::vector<std::unique_ptr<lj_layout>> owned;
-	auto layouts = candidate_layouts(native, owned, target.arch(), a.evidence);
+	LayoutSet layout_set;
+	candidate_layouts(native, target.arch(), layout_set, a.evidence);
+	const auto &layouts = layout_set.order;
 	for (auto *ly : layouts)
 		a.evidence.push_back(std::string("layout candidate: ") + ly->name);
 	auto vms = find_vms(target, target.arch(), native, stacks, layouts, a.evidence);

@@ -39,7 +39,7 @@ public:
 	// The internal type tag of a GC object (~LJ_T*).
 	std::expected<uint8_t, ReadMiss> gct(uint64_t obj) const
 	{
-		return mem_.read_value<uint8_t>(obj + LJ_GCT_OFFSET);
+		return mem_.read_value<uint8_t>(obj + LJ_GCT_OFFSET(&layout_)) ;
 	}
 
 	// The characters of a GCstr, at most max bytes of them.

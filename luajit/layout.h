@@ -77,7 +77,8 @@ struct lj_layout {
 };
 
 /* Generic object header: every GC object starts with nextgc, marked, gct. */
-#define LJ_GCT_OFFSET 9 /* offsetof(GCHeader, gct) for both ref sizes */
+/* offsetof(GCHeader, gct): after nextgc (a GCRef) and marked. */
+#define LJ_GCT_OFFSET(ly) ((ly)->ptrsize + 1)
 
 /* Object type tags as gct stores them: ~LJ_T* of lj_obj.h, where LJ_TSTR
  * is (~4u) and so on. */

@@ -49,4 +49,40 @@ static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	LJ_CFRAME_X64_GC64,
 };
 
+/* Fields shared by both forks with 32-bit GC refs (-DLUAJIT_DISABLE_GC64)
+ * on x86_64, where objects live in the low 2 GB. */
+#define LJ_LAYOUT_GC32_COMMON                                              \
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4,                                 \
+	.L_status = 7, .L_glref = 8, .L_base = 16, .L_top = 24,            \
+	.L_maxstack = 32, .L_stack = 36, .L_cframe = 48,                   \
+	.L_stacksize = 56,                                                 \
+	.g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,            \
+	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16,               \
+	.fn_ffid = 6, .fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24,          \
+	.pt_size = 64, .pt_numparams = 6, .pt_framesize = 7,               \
+	.pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24, .pt_sizeuv = 36,     \
+	.pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,            \
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,              \
+	.pt_varinfo = 60,                                                  \
+	.str_len = 16, .str_size = 20
+
+/* CFRAME_OFS_* for x86_64 (not Windows) without GC64. */
+#define LJ_CFRAME_X64_GC32 .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28
+
+static const struct lj_layout lj_layout_upstream_gc32_x64 = {
+	.name = "upstream LuaJIT 2.1, 32-bit GC refs, x86_64",
+	LJ_LAYOUT_GC32_COMMON,
+	.gg_g = 0x40, /* after the 64-byte main lua_State */
+	.gg_dispatch = 0xca8,
+	LJ_CFRAME_X64_GC32,
+};
+
+static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
+	.name = "OpenResty luajit2 2.1, 32-bit GC refs, x86_64",
+	LJ_LAYOUT_GC32_COMMON,
+	.gg_g = 0x50, /* lua_State with exdata, exdata2 */
+	.gg_dispatch = 0xce0,
+	LJ_CFRAME_X64_GC32,
+};
+
 #endif

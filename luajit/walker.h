@@ -371,8 +371,8 @@ LJ_INLINE int lj_walk_next(void *ctx, const struct lj_layout *ly,
 			w->frame = prev;
 			continue;
 		}
-		if (LJ_READ(ctx, &gct, gc + LJ_GCT_OFFSET, 1) != 0) {
-			w->bad_addr = gc + LJ_GCT_OFFSET;
+		if (LJ_READ(ctx, &gct, gc + LJ_GCT_OFFSET(ly), 1) != 0) {
+			w->bad_addr = gc + LJ_GCT_OFFSET(ly);
 			w->status = LJ_WALK_EREAD;
 			return w->status;
 		}

@@ -1,0 +1,164 @@
+#include "analyzer/dwarf_layout.h"
+
+#include <cstring>
+#include <dwarf.h>
+#include <map>
+#include <optional>
+
+namespace ljcore {
+
+namespace {
+
+// The struct definitions we need, by the name LuaJIT gives them
+// (lj_obj.h, lj_dispatch.h).
+const char *const wanted_structs[] = {
+	"lua_State", "global_State", "GCState", "GG_State", "GCfuncC",
+	"GCfuncL", "GCproto", "GCstr", "GCRef",
+};
+
+// Structure definitions (not declarations) found in the CUs, by name.
+std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw)
+{
+	std::map<std::string, Dwarf_Die> found;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	// lj_obj.h is included by almost every CU: the first ones suffice.
+	while (found.size() < std::size(wanted_structs) &&
+	       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) != DW_TAG_structure_type ||
+				    !dwarf_hasattr(&child, DW_AT_name) ||
+				    dwarf_hasattr(&child, DW_AT_declaration))
+					continue;
+				const char *name = dwarf_diename(&child);
+				for (const char *w : wanted_structs)
+					if (name && strcmp(name, w) == 0 && !found.count(w))
+						found[w] = child;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	return found;
+}
+
+std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
+{
+	Dwarf_Die m;
+	if (dwarf_child(st, &m) != 0)
+		return std::nullopt;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		const char *name = dwarf_diename(&m);
+		if (!name || strcmp(name, member) != 0)
+			continue;
+		Dwarf_Attribute attr;
+		Dwarf_Word v;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &attr) &&
+		    dwarf_formudata(&attr, &v) == 0)
+			return v;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return std::nullopt;
+}
+
+} // namespace
+
+Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
+{
+	auto structs = find_structs(dw);
+	for (const char *w : wanted_structs)
+		if (!structs.count(w))
+			return fail(std::string("DWARF has no definition of struct ") + w);
+	std::string missing;
+	auto off = [&](const char *st, const char *member) -> uint32_t {
+		auto v = member_offset(&structs[st], member);
+		if (!v) {
+			missing += std::string(missing.empty() ? "" : ", ") + st + "." + member;
+			return 0;
+		}
+		return uint32_t(*v);
+	};
+	auto size = [&](const char *st) { return uint32_t(dwarf_bytesize(&structs[st])); };
+
+	lj_layout ly{};
+	ly.name = arch == Arch::x86_64 ? "from DWARF, x86_64" : "from DWARF, aarch64";
+	ly.ptrsize = uint8_t(size("GCRef"));
+	ly.gc64 = ly.ptrsize == 8;
+	ly.fr2 = ly.gc64; // LJ_FR2 comes with GC64 on x86_64 and arm64
+	ly.L_status = uint16_t(off("lua_State", "status"));
+	ly.L_glref = uint16_t(off("lua_State", "glref"));
+	ly.L_base = uint16_t(off("lua_State", "base"));
+	ly.L_top = uint16_t(off("lua_State", "top"));
+	ly.L_maxstack = uint16_t(off("lua_State", "maxstack"));
+	ly.L_stack = uint16_t(off("lua_State", "stack"));
+	ly.L_cframe = uint16_t(off("lua_State", "cframe"));
+	ly.L_stacksize = uint16_t(off("lua_State", "stacksize"));
+	ly.g_strempty = uint16_t(off("global_State", "strempty"));
+	ly.g_vmstate = uint16_t(off("global_State", "vmstate"));
+	ly.g_mainthref = uint16_t(off("global_State", "mainthref"));
+	ly.g_cur_L = uint16_t(off("global_State", "cur_L"));
+	ly.g_jit_base = uint16_t(off("global_State", "jit_base"));
+	ly.g_gc_total = uint16_t(off("global_State", "gc") + off("GCState", "total"));
+	ly.fn_ffid = uint16_t(off("GCfuncC", "ffid"));
+	ly.fn_nupvalues = uint16_t(off("GCfuncC", "nupvalues"));
+	ly.fn_pc = uint16_t(off("GCfuncC", "pc"));
+	ly.fn_f = uint16_t(off("GCfuncC", "f"));
+	ly.pt_size = uint16_t(size("GCproto"));
+	ly.pt_numparams = uint16_t(off("GCproto", "numparams"));
+	ly.pt_framesize = uint16_t(off("GCproto", "framesize"));
+	ly.pt_sizebc = uint16_t(off("GCproto", "sizebc"));
+	ly.pt_k = uint16_t(off("GCproto", "k"));
+	ly.pt_sizekgc = uint16_t(off("GCproto", "sizekgc"));
+	ly.pt_sizeuv = uint16_t(off("GCproto", "sizeuv"));
+	ly.pt_flags = uint16_t(off("GCproto", "flags"));
+	ly.pt_chunkname = uint16_t(off("GCproto", "chunkname"));
+	ly.pt_firstline = uint16_t(off("GCproto", "firstline"));
+	ly.pt_numline = uint16_t(off("GCproto", "numline"));
+	ly.pt_lineinfo = uint16_t(off("GCproto", "lineinfo"));
+	ly.pt_uvinfo = uint16_t(off("GCproto", "uvinfo"));
+	ly.pt_varinfo = uint16_t(off("GCproto", "varinfo"));
+	ly.str_len = uint16_t(off("GCstr", "len"));
+	ly.str_size = uint16_t(size("GCstr"));
+	ly.gg_g = off("GG_State", "g");
+	ly.gg_dispatch = off("GG_State", "dispatch");
+	if (!missing.empty())
+		return fail("DWARF lacks members " + missing);
+	// CFRAME_OFS_* are macros (lj_frame.h), not in DWARF.
+	if (arch == Arch::x86_64 && ly.gc64) {
+		ly.cf_nres = 8, ly.cf_prev = 32, ly.cf_l = 16, ly.cf_pc = 24;
+	} else if (arch == Arch::x86_64) {
+		ly.cf_nres = 16, ly.cf_prev = 32, ly.cf_l = 24, ly.cf_pc = 28;
+	} else {
+		ly.cf_nres = 40, ly.cf_prev = 0, ly.cf_l = 16, ly.cf_pc = 8;
+	}
+	return ly;
+}
+
+std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
+{
+	std::vector<std::string> out;
+	auto cmp = [&](const char *name, uint64_t x, uint64_t y) {
+		if (x != y)
+			out.push_back(std::string(name) + " " + std::to_string(x) + " != " +
+				      std::to_string(y));
+	};
+#define LJ_CMP(f) cmp(#f, a.f, b.f)
+	LJ_CMP(gc64); LJ_CMP(fr2); LJ_CMP(ptrsize);
+	LJ_CMP(L_status); LJ_CMP(L_glref); LJ_CMP(L_base); LJ_CMP(L_top);
+	LJ_CMP(L_maxstack); LJ_CMP(L_stack); LJ_CMP(L_cframe); LJ_CMP(L_stacksize);
+	LJ_CMP(g_strempty); LJ_CMP(g_vmstate); LJ_CMP(g_mainthref); LJ_CMP(g_cur_L);
+	LJ_CMP(g_jit_base); LJ_CMP(g_gc_total);
+	LJ_CMP(fn_ffid); LJ_CMP(fn_nupvalues); LJ_CMP(fn_pc); LJ_CMP(fn_f);
+	LJ_CMP(pt_size); LJ_CMP(pt_numparams); LJ_CMP(pt_framesize); LJ_CMP(pt_sizebc);
+	LJ_CMP(pt_k); LJ_CMP(pt_sizekgc); LJ_CMP(pt_sizeuv); LJ_CMP(pt_flags);
+	LJ_CMP(pt_chunkname); LJ_CMP(pt_firstline); LJ_CMP(pt_numline);
+	LJ_CMP(pt_lineinfo); LJ_CMP(pt_uvinfo); LJ_CMP(pt_varinfo);
+	LJ_CMP(str_len); LJ_CMP(str_size); LJ_CMP(gg_g); LJ_CMP(gg_dispatch);
+	LJ_CMP(cf_nres); LJ_CMP(cf_prev); LJ_CMP(cf_l); LJ_CMP(cf_pc);
+#undef LJ_CMP
+	return out;
+}
+
+} // namespace ljcore

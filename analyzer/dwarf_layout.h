@@ -1,0 +1,22 @@
+// LuaJIT's object layout read from the DWARF of its module (a debug build):
+// when it is there, it wins over the built-in tables, and the two are
+// compared so that a wrong table shows up.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <elfutils/libdw.h>
+
+#include "luajit/layout.h"
+#include "readers/error.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch);
+
+// Fields where two layouts differ: "L_base 32 != 40", empty when equal.
+std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b);
+
+} // namespace ljcore
