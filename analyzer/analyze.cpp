@@ -39,6 +39,8 @@ struct LayoutSet {
 	std::vector<const lj_layout *> order;
 	std::deque<lj_layout> from_dwarf;
 	std::deque<std::string> names;
+	const lj_layout *dwarf = nullptr; // the one from DWARF, if any
+	std::string dwarf_source;         // "DWARF of luajit"
 };
 
 void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
@@ -57,7 +59,8 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 		if (!ly) {
 			notes.push_back("DWARF of " + sym->module + " unusable: " + ly.error().message);
 		} else {
-			std::string name = "DWARF of " + sym->module;
+			std::string name = "from DWARF";
+			set.dwarf_source = "DWARF of " + sym->module;
 			const lj_layout *closest = nullptr;
 			std::vector<std::string> closest_diff;
 			for (auto *b : builtin) {
@@ -66,8 +69,8 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 					closest = b, closest_diff = diff;
 			}
 			if (closest && closest_diff.empty()) {
-				// Tried once, under its DWARF name.
-				name += " (equals the built-in " + std::string(closest->name) + ")";
+				// Tried once: the table's name, DWARF as the source.
+				name = closest->name;
 				std::erase(builtin, closest);
 			} else if (closest) {
 				std::string d;
@@ -81,6 +84,7 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 			ly->name = set.names.back().c_str();
 			set.from_dwarf.push_back(*ly);
 			set.order.push_back(&set.from_dwarf.back());
+			set.dwarf = set.order.back();
 		}
 	}
 	set.order.insert(set.order.end(), builtin.begin(), builtin.end());
@@ -187,6 +191,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		v.found_by = c.found_by;
 		v.checks = c.checks;
 		v.layout = ly.name;
+		v.layout_source = c.layout == layout_set.dwarf ? layout_set.dwarf_source
+							       : "built-in table";
 		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);
 		v.current_thread = mem.ref(c.g + ly.g_cur_L).value_or(0);
 		v.vmstate = mem.value<int32_t>(c.g + ly.g_vmstate).value_or(0);

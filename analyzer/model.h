@@ -70,7 +70,8 @@ struct VmResult {
 	uint64_t current_thread = 0; // g->cur_L, 0 if none
 	std::string found_by;        // how G was found
 	std::vector<std::string> checks; // consistency checks it passed
-	std::string layout;          // which layout table or DWARF
+	std::string layout;          // the layout's name (a built-in table's, or "from DWARF")
+	std::string layout_source;   // "built-in table" or "DWARF of <module>"
 	int32_t vmstate = 0;
 	std::string vmstate_text;    // "interpreter", "C", "trace 12", ...
 	uint64_t gc_total = 0;       // g->gc.total: bytes the GC manages

@@ -42,6 +42,7 @@ json fixture_view(const Analysis &a)
 	for (auto &vm : v["vms"]) {
 		vm.erase("found_by");
 		vm.erase("checks");
+		vm.erase("layout_source");
 		auto strip = [](json &stack) {
 			for (auto &f : stack["frames"])
 				f.erase("c_symbol");

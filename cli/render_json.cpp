@@ -82,6 +82,7 @@ nlohmann::json analysis_json(const Analysis &a)
 			       {"found_by", vm.found_by},
 			       {"checks", vm.checks},
 			       {"layout", vm.layout},
+			       {"layout_source", vm.layout_source},
 			       {"vmstate", vm.vmstate},
 			       {"vmstate_text", vm.vmstate_text},
 			       {"gc_total", vm.gc_total},

@@ -101,7 +101,7 @@ std::string coroutine_counts(const VmResult &vm)
 void vm_header(std::ostream &out, const VmResult &vm)
 {
 	out << "VM " << hex_address(vm.global_state) << "  found by: " << vm.found_by << "\n"
-	    << "  layout: " << vm.layout << "\n  checks:";
+	    << "  layout: " << vm.layout << " (" << vm.layout_source << ")\n  checks:";
 	for (size_t i = 0; i < vm.checks.size(); i++)
 		out << (i ? ", " : " ") << vm.checks[i];
 	out << "\n  state: " << vm.vmstate_text << ", GC heap " << vm.gc_total
