@@ -26,9 +26,14 @@
 #define LJ_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* Bound of the inner C-frame search in lj_walk_framepc(). */
+/* Bounds of the C-frame search in lj_walk_cframe_pc(): C frames skipped
+ * at one position, and Lua frames stepped over while searching. The BPF
+ * build lowers them to stay within the verifier's budget. */
 #ifndef LJ_WALK_MAX_CFRAMES
 #define LJ_WALK_MAX_CFRAMES 16
+#endif
+#ifndef LJ_WALK_MAX_CFRAME_STEPS
+#define LJ_WALK_MAX_CFRAME_STEPS (LJ_WALK_MAX_CFRAMES * 16)
 #endif
 
 /* Frame link types (lj_frame.h). */
@@ -213,7 +218,7 @@ LJ_INLINE int lj_walk_cframe_pc(void *ctx, const struct lj_layout *ly,
 	u32 i, j;
 
 	*pc = 0;
-	for (i = 0; i < LJ_WALK_MAX_CFRAMES * 16; i++) {
+	for (i = 0; i < LJ_WALK_MAX_CFRAME_STEPS; i++) {
 		if (cf == 0)
 			return 0;
 		for (j = 0; j < LJ_WALK_MAX_CFRAMES; j++) {
