@@ -49,6 +49,27 @@ static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	LJ_CFRAME_X64_GC64,
 };
 
+/* CFRAME_OFS_* for arm64 (always GC64 here). */
+#define LJ_CFRAME_ARM64 .cf_nres = 40, .cf_prev = 0, .cf_l = 16, .cf_pc = 8
+
+/* On arm64 the objects lay out as on x86_64; the dispatch table moves
+ * because jit_State differs per target. GLREG (x22) holds g itself. */
+static const struct lj_layout lj_layout_upstream_gc64_arm64 = {
+	.name = "upstream LuaJIT 2.1, GC64, arm64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x60,
+	.gg_dispatch = 0xfc8,
+	LJ_CFRAME_ARM64,
+};
+
+static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
+	.name = "OpenResty luajit2 2.1, GC64, arm64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x70,
+	.gg_dispatch = 0x1000,
+	LJ_CFRAME_ARM64,
+};
+
 /* Fields shared by both forks with 32-bit GC refs (-DLUAJIT_DISABLE_GC64)
  * on x86_64, where objects live in the low 2 GB. */
 #define LJ_LAYOUT_GC32_COMMON                                              \

@@ -92,6 +92,8 @@ Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
 	if (auto r = core->load_notes(); !r)
 		return std::unexpected(r.error().context(path));
 
+	if (core->file_mappings_.empty())
+		core->mappings_from_memory(lookup);
 	// The main executable is the mapping that holds the entry point.
 	std::string exe_path;
 	if (auto entry = core->auxv_value(AT_ENTRY))
@@ -105,6 +107,26 @@ Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
 			return self->read_core_only(addr, out);
 		});
 	return core;
+}
+
+void ElfCore::mappings_from_memory(const FileLookup &lookup)
+{
+	// AT_EXECFN points at the executable's path on the initial stack.
+	std::string execfn;
+	if (auto at = auxv_value(AT_EXECFN))
+		for (size_t i = 0; i < 4096; i++) {
+			std::byte c;
+			if (!read_core_only(*at + i, std::span(&c, 1)) || c == std::byte{0})
+				break;
+			execfn += char(c);
+		}
+	auto r = mappings_from_link_map(
+		[this](uint64_t addr, std::span<std::byte> out) { return read_core_only(addr, out); },
+		auxv_value(AT_ENTRY).value_or(0), execfn, lookup);
+	file_mappings_ = std::move(r.mappings);
+	modules_ = std::move(r.modules);
+	for (auto &w : r.warnings)
+		warnings_.push_back(w);
 }
 
 Expected<void> ElfCore::load_segments()
@@ -172,6 +194,10 @@ Expected<void> ElfCore::load_notes()
 		return fail("no notes: not a process core");
 	if (threads_.empty())
 		return fail("no NT_PRSTATUS note: no thread to analyze");
+	// qemu-user writes no NT_SIGINFO; the first thread's pr_cursig says
+	// which signal killed it.
+	if (!signal_ && threads_.front().cursig)
+		signal_ = SignalInfo{threads_.front().cursig, 0, 0};
 	return {};
 }
 

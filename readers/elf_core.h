@@ -12,6 +12,7 @@
 
 #include "readers/core_image.h"
 #include "readers/error.h"
+#include "readers/link_map.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
 #include "readers/target.h"
@@ -60,6 +61,9 @@ public:
 	const std::vector<std::pair<uint64_t, uint64_t>> &auxv() const { return auxv_; }
 	std::optional<uint64_t> auxv_value(uint64_t type) const;
 	const MappedFiles &files() const { return *files_; }
+	// When the core had no NT_FILE note: the modules found through the
+	// link_map chain instead (empty otherwise).
+	const std::vector<LoadedModule> &modules_without_nt_file() const { return modules_; }
 	// The note segments as they are in the file, for writing snapshots.
 	const std::vector<std::byte> &raw_notes() const { return raw_notes_; }
 
@@ -67,6 +71,7 @@ private:
 	ElfCore() = default;
 	Expected<void> load_segments();
 	Expected<void> load_notes();
+	void mappings_from_memory(const FileLookup &lookup);
 	void parse_note(uint32_t type, const std::byte *desc, size_t size);
 	const CoreSegment *segment_at(uint64_t addr) const;
 
@@ -83,6 +88,7 @@ private:
 	std::unique_ptr<MappedFiles> files_;
 	std::vector<std::string> warnings_;
 	std::vector<std::byte> raw_notes_;
+	std::vector<LoadedModule> modules_;
 };
 
 } // namespace ljcore

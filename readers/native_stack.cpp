@@ -132,10 +132,16 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open_core(const ElfCore 
 	dwfl_report_begin(s->dwfl_);
 	const std::string &exe = core.files().exe_path();
 	std::string exe_disk = exe.empty() ? "" : core.files().disk_path(exe);
-	int n = dwfl_core_file_report(s->dwfl_, core.elf(),
-				      exe_disk.empty() ? nullptr : exe_disk.c_str());
-	if (n < 0)
+	if (!core.modules_without_nt_file().empty()) {
+		// No NT_FILE: libdwfl cannot find the modules itself.
+		for (const LoadedModule &m : core.modules_without_nt_file()) {
+			std::string file = core.files().disk_path(m.path);
+			dwfl_report_elf(s->dwfl_, m.path.c_str(), file.c_str(), -1, m.bias, false);
+		}
+	} else if (dwfl_core_file_report(s->dwfl_, core.elf(),
+					 exe_disk.empty() ? nullptr : exe_disk.c_str()) < 0) {
 		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	}
 	if (dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
 		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
 	if (dwfl_core_file_attach(s->dwfl_, core.elf()) < 0)

@@ -5,6 +5,9 @@
 #   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
 #   gc32     = -DLUAJIT_DISABLE_GC64 (both default to GC64 on x86_64).
 #   stripped = built with -g as well, then `strip --strip-all` (no .symtab/.debug_*).
+#   nojit    = -DLUAJIT_DISABLE_JIT (interpreter only), with debug info.
+#   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
+#              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
 #   LUA_PATH="build/luajit/<variant>/src/?.lua;;" so require("jit.dump") works.
 set -euo pipefail
@@ -25,11 +28,11 @@ fetch_sources() {
 }
 
 for v in "${variants[@]}"; do
-  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped)$ ]]; then
-    echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped>)" >&2
+  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-arm64)?$ ]]; then
+    echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64])" >&2
     exit 2
   fi
-  flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]}
+  flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]} arm64=${BASH_REMATCH[4]}
   out=$root/build/luajit/$v
   if [[ ! -f $out/.built ]]; then
     fetch_sources
@@ -38,13 +41,20 @@ for v in "${variants[@]}"; do
     srcdir=$(compgen -G "$root/build/src/$pkg-*/src/Makefile" | head -1)
     srcdir=${srcdir%/src/Makefile}
     xcflags=; [[ $gc == gc32 ]] && xcflags=-DLUAJIT_DISABLE_GC64
+    [[ $kind == nojit ]] && xcflags+=" -DLUAJIT_DISABLE_JIT"
+    cross=(); strip=strip
+    if [[ -n $arm64 ]]; then
+      cross=(HOST_CC=gcc CROSS=aarch64-linux-gnu- TARGET_SYS=Linux)
+      strip=aarch64-linux-gnu-strip
+    fi
     rm -rf "$out" && mkdir -p "$out"
     cp -a "$srcdir/." "$out/"
     # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
-    make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" >"$out/build.log" 2>&1 ||
+    make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
       { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
-    [[ $kind == stripped ]] && strip --strip-all "$out/src/luajit"
+    if [[ $kind == stripped ]]; then "$strip" --strip-all "$out/src/luajit"; fi
     touch "$out/.built"
   fi
-  echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1))"
+  run=("$out/src/luajit"); [[ -n $arm64 ]] && run=(qemu-aarch64 -L /usr/aarch64-linux-gnu "${run[@]}")
+  echo "$v: $out/src/luajit ($("${run[@]}" -v | head -1))"
 done

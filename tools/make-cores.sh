@@ -53,19 +53,20 @@ run_kernel() {
   kind=kernel
   if fresh core.kernel oracle.kernel.txt; then echo "$tag: kernel cached"; return 0; fi
   if [[ -n $kernel_reason ]]; then echo "$tag: kernel skipped: $kernel_reason"; return 0; fi
-  rm -f core core.[0-9]* core.kernel oracle.kernel.txt
+  rm -f core core.[0-9]* qemu_*.core core.kernel oracle.kernel.txt
   local rc=0
   # Subshell: the raised core limit must not leak; core_uses_pid decides core vs core.PID.
   ( ulimit -c unlimited 2>/dev/null || ulimit -c "$(ulimit -H -c)"
     [[ $(ulimit -c) != 0 ]] || { echo "hard core limit is 0" >&2; exit 99; }
     # timeout: a scenario that stops crashing must not hang us (rc 124 counts as no crash).
     # "; exit $?" prevents an implicit exec, so the crash report lands in the log.
-    ORACLE=oracle.kernel.txt LUA_PATH="$lua_path" timeout 60 "$exe" "$name.lua"; exit $?
+    ORACLE=oracle.kernel.txt LUA_PATH="$lua_path" timeout 60 "${runner[@]}" "$exe" "$name.lua"; exit $?
   ) >run.kernel.log 2>&1 || rc=$?
   if ((rc == 99)); then echo "$tag: kernel skipped: hard core limit (ulimit -Hc) is 0"; return 0; fi
   check_crash "$rc" run.kernel.log || return 1
   [[ -s oracle.kernel.txt ]] || { echo "$tag: no oracle written; see run.kernel.log" >&2; return 1; }
-  local cores=(core core.[0-9]*) c found=
+  # qemu-user writes the guest's core as qemu_<prog>_<time>_<pid>.core.
+  local cores=(core core.[0-9]* qemu_*.core) c found=
   for c in "${cores[@]}"; do [[ -f $c ]] && found=$c; done
   if [[ -z $found ]]; then
     echo "$tag: kernel wrote no core (rc=$rc, core_pattern '$core_pattern'," \
@@ -73,6 +74,8 @@ run_kernel() {
     return 0
   fi
   mv "$found" core.kernel
+  # Under qemu the host process dumps too: keep only the guest core.
+  rm -f core core.[0-9]* qemu_*.core
   echo "$tag: kernel ok ($(du -h --apparent-size core.kernel | cut -f1))"
 }
 
@@ -80,6 +83,7 @@ run_gcore() {
   kind=gcore
   if fresh core.gcore oracle.gcore.txt; then echo "$tag: gcore cached"; return 0; fi
   ((have_gdb)) || { echo "$tag: gcore skipped: gdb not installed"; return 0; }
+  if ((${#runner[@]})); then echo "$tag: gcore skipped: gdb cannot run a qemu guest"; return 0; fi
   rm -f core.gcore oracle.gcore.txt
   # gdb stops at the fatal signal; gcore then dumps the process exactly at the crash.
   # No debuginfod (no network waits), no shell between gdb and luajit.
@@ -103,12 +107,17 @@ make_one() {
   name=$(basename "$script" .lua)
   exe=$root/build/luajit/$variant/src/luajit
   lua_path="$root/build/luajit/$variant/src/?.lua;;"
+  # aarch64 builds run under qemu-user; ljcore needs their libc from the
+  # cross sysroot, which the test reads from the file "sysroot".
+  runner=()
+  if [[ $variant == *-arm64 ]]; then runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu); fi
   tag=$variant/$name
   local dir=$root/build/cores/$variant/$name
   mkdir -p "$dir" && cd "$dir"
   # Copy only when changed, so the cache (mtime of outputs vs script) stays meaningful.
   cmp -s "$script" "$name.lua" || cp "$script" "$name.lua"
   ln -sfn "$exe" exe
+  if ((${#runner[@]})); then echo /usr/aarch64-linux-gnu >sysroot; else rm -f sysroot; fi
   local ok=0
   run_kernel || ok=1
   run_gcore || ok=1

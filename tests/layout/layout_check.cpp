@@ -51,10 +51,11 @@ int main(int argc, char **argv)
 	for (auto &entry : fs::directory_iterator(argv[1], ec)) {
 		std::string variant = entry.path().filename();
 		fs::path exe = entry.path() / "src" / "luajit";
-		// Debug x86_64 builds only: stripped ones have no DWARF to check
-		// against, other architectures have their own tables.
-		if (!variant.ends_with("-debug") || !fs::exists(exe))
+		// Debug builds only: stripped ones have no DWARF to check against.
+		bool arm64 = variant.ends_with("-debug-arm64");
+		if (!(variant.ends_with("-debug") || arm64) || !fs::exists(exe))
 			continue;
+		Arch arch = arm64 ? Arch::aarch64 : Arch::x86_64;
 		int fd = open(exe.c_str(), O_RDONLY);
 		Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : nullptr;
 		if (!dw) {
@@ -62,14 +63,14 @@ int main(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		auto ly = layout_from_dwarf(dw, Arch::x86_64);
+		auto ly = layout_from_dwarf(dw, arch);
 		checked++;
 		if (!ly) {
 			printf("FAIL %s: %s\n", variant.c_str(), ly.error().message.c_str());
 			failed++;
 		} else {
 			const lj_layout *match = nullptr;
-			for (auto *b : builtin_layouts(Arch::x86_64))
+			for (auto *b : builtin_layouts(arch))
 				if (layout_differences(*ly, *b).empty())
 					match = b;
 			if (match) {

@@ -34,6 +34,9 @@ fi
 { tail -c +2 "$oracle"; printf '\n'; } >"$tmp/expected"
 
 cmd=("$ljcore" bt --format=luajit --level 1 --exe "$exe" "$core")
+# Cores of foreign-architecture guests name their libraries under a sysroot.
+sysroot_file=$(dirname "$core")/sysroot
+[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
 rc=0
 "${cmd[@]}" >"$tmp/actual" 2>"$tmp/stderr" || rc=$?
 if ((rc != 0)); then
