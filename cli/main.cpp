@@ -122,6 +122,7 @@ int main(int argc, char **argv)
 	fixture_new_cmd->add_option("core", fnew.core, "the core")->required()->check(CLI::ExistingFile);
 	fixture_new_cmd->add_option("-o,--output", fnew.dir, "the fixture directory")->required();
 	fixture_new_cmd->add_option("--exe", fnew.options.lookup.exe, "the executable, if moved");
+	fixture_new_cmd->add_option("--sysroot", fnew.options.lookup.sysroot, "where the core's library paths are rooted");
 	fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
 	fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
 	fixture_new_cmd->add_option("--made-by", fnew.made_by, "manifest: how the core was made");

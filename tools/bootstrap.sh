@@ -10,6 +10,8 @@ packages=(
   clang libbpf-dev                          # walker compiled for BPF, loaded in a test
   gdb                                       # gcore for test cores
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user  # aarch64 LuaJIT and its guest cores
+  nginx libnginx-mod-http-lua curl          # a real OpenResty-style worker to crash
   file binutils hyperfine
 )
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds Debian's LuaJIT variants once and caches them under build/luajit/<variant>/.
 # Usage: tools/build-luajit.sh [VARIANT...]
-# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped>, default: the two gc64-debug ones.
+# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64] or distro-<luajit|luajit2>;
+#   default: every variant in tools/variants.txt.
 #   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
 #   gc32     = -DLUAJIT_DISABLE_GC64 (both default to GC64 on x86_64).
 #   stripped = built with -g as well, then `strip --strip-all` (no .symtab/.debug_*).
 #   nojit    = -DLUAJIT_DISABLE_JIT (interpreter only), with debug info.
+#   distro-* = /usr/bin/luajit of Debian's binary package "luajit" or "luajit2" exactly as
+#              shipped (stripped, LuaJIT linked in statically), unpacked, not installed:
+#              the two packages conflict with each other.
 #   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
 #              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
@@ -14,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 variants=("$@")
-((${#variants[@]})) || variants=(upstream-gc64-debug luajit2-gc64-debug)
+((${#variants[@]})) || mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt")
 
 # Fetch and unpack both Debian source packages once (patches applied by dpkg-source).
 fetch_sources() {
@@ -27,7 +31,27 @@ fetch_sources() {
   fi
 }
 
+# Unpacks /usr/bin/luajit of Debian binary package $1 into $2/root, with
+# $2/src/luajit pointing at it like the source builds.
+unpack_distro() {
+  local pkg=$1 out=$2
+  rm -rf "$out" && mkdir -p "$out/src"
+  # apt-get download writes to the cwd; -o APT::Sandbox::User=root keeps it
+  # from warning that _apt cannot write to build/.
+  (cd "$out" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >download.log 2>&1) ||
+    { cat "$out/download.log" >&2; echo "apt-get download $pkg failed" >&2; exit 1; }
+  dpkg-deb -x "$out"/"${pkg}"_*.deb "$out/root"
+  ln -s ../root/usr/bin/luajit "$out/src/luajit"
+  touch "$out/.built"
+}
+
 for v in "${variants[@]}"; do
+  if [[ $v =~ ^distro-(luajit|luajit2)$ ]]; then
+    out=$root/build/luajit/$v
+    [[ -f $out/.built ]] || unpack_distro "${BASH_REMATCH[1]}" "$out"
+    echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1), $(basename "$out"/*.deb))"
+    continue
+  fi
   if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-arm64)?$ ]]; then
     echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64])" >&2
     exit 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Crashes every testdata/scenarios/*.lua under each LuaJIT variant and keeps, per run,
 # the core and LuaJIT's own traceback of the crashing frame (the oracle ljcore must match).
-# Usage: tools/make-cores.sh [VARIANT...]   (default: upstream-gc64-debug luajit2-gc64-debug)
+# Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
 #   <scenario>.lua                    copy of the script, run by this relative name so chunk
 #                                     names in oracles read "<scenario>.lua:LINE"
@@ -16,7 +16,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 variants=("$@")
-((${#variants[@]})) || variants=(upstream-gc64-debug luajit2-gc64-debug)
+((${#variants[@]})) || mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt")
 jobs_max=${JOBS:-$(nproc)}
 
 # Builds are cached, so this is instant when the variants exist.

@@ -3,7 +3,11 @@
 # tools/make-cores.sh made: one fixture per variant x scenario (kernel core),
 # a minimized zstd core plus the expected analysis. Commit a regenerated set
 # only with a reason: each changed expected.json is a change of output.
-# Usage: tools/make-fixtures.sh [VARIANT...]   (default: every variant in build/cores)
+# Usage: tools/make-fixtures.sh [VARIANT...]
+#   default: the variants of tools/variants.txt except the stripped source
+#   builds, plus nginx. A stripped build's memory is that of its debug twin;
+#   what stripping changes is how the VM is found, and the distro variants
+#   (stripped as shipped) pin that. Keeps testdata/fixtures at a few MB.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,7 +15,8 @@ ljcore=$root/build/cmake/ljcore
 [[ -x $ljcore ]] || "$root/tools/build.sh" >/dev/null
 variants=("$@")
 if ((${#variants[@]} == 0)); then
-  for d in "$root"/build/cores/*/; do variants+=("$(basename "$d")"); done
+  mapfile -t variants < <(grep -Ev '^(#|$)|-stripped' "$root/tools/variants.txt")
+  variants+=(nginx)
 fi
 
 made=0 skipped=0
@@ -30,7 +35,8 @@ for v in "${variants[@]}"; do
     fi
     out=$root/testdata/fixtures/$v/$scenario
     rm -rf "$out"
-    "$ljcore" fixture new "$core" -o "$out" --exe "$dir/exe" --scenario "$scenario" \
+    sysroot=(); [[ -f $dir/sysroot ]] && sysroot=(--sysroot "$(cat "$dir/sysroot")")
+    "$ljcore" fixture new "$core" -o "$out" --exe "$dir/exe" "${sysroot[@]}" --scenario "$scenario" \
       --flavour "$v" --made-by "kernel core, tools/make-cores.sh" >/dev/null
     made=$((made + 1))
   done

@@ -2,7 +2,7 @@
 # README command 2 (and .ci/run): install what is missing, build ljcore
 # normally and with ASan+UBSan, build the LuaJIT variants the tests need
 # (cached under build/luajit), crash the oracle scenarios into cores (cached
-# under build/cores), then run every test in both builds.
+# under build/cores, plus a real nginx worker's), then run every test in both builds.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,6 +10,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/tools/build.sh" --asan
 "$root/tools/build-luajit.sh"
 "$root/tools/make-cores.sh"
+"$root/tools/make-nginx-core.sh"
 
 # LeakSanitizer: ignore what libdw itself leaks (see the file).
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"

@@ -16,6 +16,12 @@ if (($# != 4)); then
 fi
 ljcore=$1 core=$2 oracle=$3 exe=$4
 
+# A generator that could not make this core here says why in skip-reason.
+skip_file=$(dirname "$core")/skip-reason
+if [[ ! -e $core && -f $skip_file ]]; then
+  sed 's/^/skip: /' "$skip_file"
+  exit 77
+fi
 # Missing inputs mean "not generated here" (no gdb, core_pattern pipe, ...), not a failure.
 for f in "$core" "$oracle" "$exe"; do
   if [[ ! -e $f ]]; then
