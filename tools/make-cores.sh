@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Crashes every testdata/scenarios/*.lua under each LuaJIT variant and keeps, per run,
-# the core and LuaJIT's own traceback of the crashing frame (the oracle ljcore must match).
+# Crashes every testdata/scenarios/*.lua and testdata/coroutines/*.lua under each LuaJIT
+# variant and keeps, per run, the core and LuaJIT's own view of itself written just before
+# the crash (the oracle ljcore must match): for scenarios the traceback of the crashing
+# frame, for coroutines/ scripts a block per coroutine.
 # Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
 #   <scenario>.lua                    copy of the script, run by this relative name so chunk
@@ -22,7 +24,8 @@ jobs_max=${JOBS:-$(nproc)}
 # Builds are cached, so this is instant when the variants exist.
 "$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
 
-scripts=("$root"/testdata/scenarios/*.lua)
+# Scenarios check the crashing stack; coroutines/ scripts check every coroutine.
+scripts=("$root"/testdata/scenarios/*.lua "$root"/testdata/coroutines/*.lua)
 [[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/scenarios" >&2; exit 1; }
 
 # Kernel cores only land in the cwd when core_pattern is a plain relative name.

@@ -9,8 +9,10 @@ ljcore=$1 core=$2 oracle=$3 exe=$4
 for f in "$core" "$oracle" "$exe"; do
   [[ -e $f ]] || { echo "skip: $f does not exist (run tools/make-cores.sh)"; exit 77; }
 done
-actual=$("$ljcore" bt --all --format=luajit --level 1 --exe "$exe" "$core") || {
-  echo "ljcore failed on $core"; exit 1; }
+cmd=("$ljcore" bt --all --format=luajit --level 1 --exe "$exe" "$core")
+sysroot_file=$(dirname "$core")/sysroot
+[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+actual=$("${cmd[@]}") || { echo "ljcore failed: ${cmd[*]}"; exit 1; }
 status=0 blocks=0
 # Blocks are separated by one empty line; RS="" reads them whole.
 while IFS= read -r -d $'\x1e' block; do
