@@ -27,7 +27,9 @@ for v in "${variants[@]}"; do
     [[ -f $core ]] || continue
     # A fixture pins a correct reading: only where ljcore finds the VM
     # and matches LuaJIT's own traceback today.
-    if ! bash "$root/tests/oracle/compare.sh" "$ljcore" "$core" "$dir/oracle.kernel.txt" \
+    compare=compare.sh
+    [[ -f $root/testdata/coroutines/$scenario.lua ]] && compare=coroutines_compare.sh
+    if ! bash "$root/tests/oracle/$compare" "$ljcore" "$core" "$dir/oracle.kernel.txt" \
          "$dir/exe" >/dev/null 2>&1; then
       echo "skip $v/$scenario: ljcore does not match the oracle on it yet"
       skipped=$((skipped + 1))
