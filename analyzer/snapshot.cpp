@@ -1,10 +1,14 @@
 #include "analyzer/snapshot.h"
 
+#include <algorithm>
+#include <cstring>
 #include <elf.h>
 #include <sys/stat.h>
 
 #include "readers/core_writer.h"
 #include "readers/elf_core.h"
+#include "readers/live_core_notes.h"
+#include "readers/live_process.h"
 #include "readers/native_stack.h"
 #include "readers/recording_target.h"
 
@@ -20,38 +24,45 @@ constexpr uint64_t red_zone = 256;
 // Cap on the writable data kept per module mapping.
 constexpr uint64_t max_module_data = 256 << 10;
 
-void add_native_needs(const ElfCore &core, const NativeSession &native,
-		      RecordingTarget &rec)
+// A file mapping as the snapshot sees it: where its ELF header sits (when
+// the mapping starts at file offset 0) and whether it holds writable data.
+struct ModuleRange {
+	uint64_t start = 0, end = 0;
+	bool header = false;
+};
+
+// Keeps what native unwinding and debuggers need beyond what the analysis
+// read: each thread's stack from its innermost stack pointer to the
+// outermost frame the unwinder reached, and per module the ELF header page
+// (libdwfl recognises modules by it and its build-id note) and the start of
+// its writable data (r_debug and the link_map chain live there).
+void add_native_needs(const Target &target, const NativeSession &native,
+		      const std::vector<ModuleRange> &modules,
+		      const std::vector<std::pair<uint64_t, uint64_t>> &writable, RecordingTarget &rec)
 {
-	const int sp_reg = core.arch() == Arch::x86_64 ? 7 : 31;
-	for (const ThreadInfo &t : core.threads()) {
+	const int sp_reg = target.arch() == Arch::x86_64 ? 7 : 31;
+	for (const ThreadInfo &t : target.threads()) {
 		uint64_t low = t.regs.sp - red_zone, high = t.regs.sp;
 		for (const NativeFrame &f : native.unwind(t.tid).frames)
 			if (f.has_reg(sp_reg))
 				high = std::max(high, f.regs.dwarf[size_t(sp_reg)]);
 		rec.add_range(low, high - low + stack_slack);
 	}
-	// libdwfl recognises modules by the ELF header and notes (build-id)
-	// at the start of their first mapping.
-	// Debuggers find shared libraries through r_debug and the link_map
-	// chain, which live in the modules' writable data; keep those small
-	// mappings whole so that gdb can show native frames of a snapshot.
-	for (const FileMapping &m : core.files().mappings()) {
-		if (m.file_offset == 0)
+	for (const ModuleRange &m : modules) {
+		if (m.header)
 			rec.add_range(m.start, RecordingTarget::page_size);
-		for (const CoreSegment &seg : core.segments())
-			if (seg.writable && seg.vaddr < m.end && m.start < seg.vaddr + seg.memsz)
-				rec.add_range(seg.vaddr, std::min(seg.filesz, max_module_data));
+		for (auto [start, size] : writable)
+			if (start < m.end && m.start < start + size)
+				rec.add_range(start, std::min(size, max_module_data));
 	}
 }
 
 // Debuggers list shared libraries from r_debug and its link_map chain
 // (<link.h>): follow it through the recording target so that its pages are
 // kept. AT_PHDR -> PT_DYNAMIC -> DT_DEBUG -> r_debug.r_map -> l_next ...
-void add_link_map(const ElfCore &core, RecordingTarget &rec)
+void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum,
+		  RecordingTarget &rec)
 {
-	auto phdr = core.auxv_value(AT_PHDR);
-	auto phnum = core.auxv_value(AT_PHNUM);
 	if (!phdr || !phnum)
 		return;
 	uint64_t bias = 0, dynamic = 0;
@@ -89,6 +100,56 @@ void add_link_map(const ElfCore &core, RecordingTarget &rec)
 	}
 }
 
+// Runs the full analysis through rec, so that rec knows every page it read.
+void record_analysis(RecordingTarget &rec, const NativeSession &native,
+		     const AnalyzeOptions &options)
+{
+	AnalyzeOptions full = options;
+	full.all_coroutines = true;
+	analyze_target(rec, native, full);
+}
+
+// Appends one page to the pieces, merged with the one before when adjacent.
+void add_page(std::vector<CorePiece> &memory, uint64_t vaddr, std::vector<std::byte> bytes,
+	      bool writable)
+{
+	if (!memory.empty() && memory.back().vaddr + memory.back().bytes.size() == vaddr &&
+	    memory.back().writable == writable) {
+		auto &last = memory.back().bytes;
+		last.insert(last.end(), bytes.begin(), bytes.end());
+	} else {
+		memory.push_back(CorePiece{vaddr, std::move(bytes), writable, false});
+	}
+}
+
+Expected<SnapshotResult> write_snapshot(const std::string &out_path, const CoreContents &out,
+					uint64_t source_bytes)
+{
+	if (auto r = write_core(out_path, out, out_path.ends_with(".zst")); !r)
+		return std::unexpected(r.error());
+	SnapshotResult result;
+	for (auto &m : out.memory)
+		result.pages += m.bytes.size() / RecordingTarget::page_size;
+	struct stat st;
+	if (stat(out_path.c_str(), &st) == 0)
+		result.bytes = uint64_t(st.st_size);
+	result.source_bytes = source_bytes;
+	return result;
+}
+
+std::optional<uint64_t> auxv_find(std::span<const std::byte> auxv, uint64_t type)
+{
+	for (size_t at = 0; at + 16 <= auxv.size(); at += 16) {
+		uint64_t entry[2];
+		std::memcpy(entry, auxv.data() + at, sizeof entry);
+		if (entry[0] == type)
+			return entry[1];
+		if (entry[0] == AT_NULL)
+			break;
+	}
+	return std::nullopt;
+}
+
 } // namespace
 
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
@@ -101,14 +162,19 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 	if (!native)
 		return std::unexpected(native.error().context(core_path));
 	RecordingTarget rec(**core);
-	AnalyzeOptions full = options;
-	full.all_coroutines = true;
-	analyze_target(rec, **native, full);
-	add_native_needs(**core, **native, rec);
-	add_link_map(**core, rec);
+	record_analysis(rec, **native, options);
+	std::vector<ModuleRange> modules;
+	for (const FileMapping &m : (*core)->files().mappings())
+		modules.push_back({m.start, m.end, m.file_offset == 0});
+	std::vector<std::pair<uint64_t, uint64_t>> writable;
+	for (const CoreSegment &seg : (*core)->segments())
+		if (seg.writable)
+			writable.emplace_back(seg.vaddr, seg.filesz);
+	add_native_needs(**core, **native, modules, writable, rec);
+	add_link_map((*core)->auxv_value(AT_PHDR), (*core)->auxv_value(AT_PHNUM), rec);
 
-	// Pages the core holds, merged into runs; file-backed pages the core
-	// left out stay out (they come from the files, checked by build-id).
+	// Pages the core holds; file-backed pages the core left out stay out
+	// (they come from the files, checked by build-id).
 	CoreContents out;
 	out.arch = (*core)->arch();
 	out.notes = (*core)->raw_notes();
@@ -117,31 +183,69 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 		std::vector<std::byte> bytes(page);
 		if (!(*core)->read_core_only(p * page, bytes))
 			continue;
-		const CoreSegment *seg = nullptr;
-		for (auto &s : (*core)->segments())
-			if (p * page >= s.vaddr && p * page - s.vaddr < s.memsz)
-				seg = &s;
-		bool writable = seg && seg->writable;
-		if (!out.memory.empty() &&
-		    out.memory.back().vaddr + out.memory.back().bytes.size() == p * page &&
-		    out.memory.back().writable == writable) {
-			auto &last = out.memory.back().bytes;
-			last.insert(last.end(), bytes.begin(), bytes.end());
-		} else {
-			out.memory.push_back(CorePiece{p * page, std::move(bytes), writable, false});
-		}
+		bool writable_page = false;
+		for (auto &seg : (*core)->segments())
+			if (p * page >= seg.vaddr && p * page - seg.vaddr < seg.memsz)
+				writable_page = seg.writable;
+		add_page(out.memory, p * page, std::move(bytes), writable_page);
 	}
-	if (auto r = write_core(out_path, out, out_path.ends_with(".zst")); !r)
-		return std::unexpected(r.error());
-
-	SnapshotResult result;
-	for (auto &m : out.memory)
-		result.pages += m.bytes.size() / page;
 	struct stat st;
-	if (stat(out_path.c_str(), &st) == 0)
-		result.bytes = uint64_t(st.st_size);
-	if (stat(core_path.c_str(), &st) == 0)
-		result.source_bytes = uint64_t(st.st_size);
+	uint64_t source_bytes = stat(core_path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
+	return write_snapshot(out_path, out, source_bytes);
+}
+
+Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
+				      const AnalyzeOptions &options)
+{
+	auto process = LiveProcess::attach(pid);
+	if (!process)
+		return std::unexpected(process.error());
+	auto native = NativeSession::open_live(**process);
+	if (!native)
+		return std::unexpected(native.error().context("process " + std::to_string(pid)));
+	const LiveProcess &live = **process;
+	RecordingTarget rec(live);
+	record_analysis(rec, **native, options);
+	std::vector<ModuleRange> modules;
+	std::vector<std::pair<uint64_t, uint64_t>> writable;
+	for (const ProcMapping &m : live.mappings()) {
+		if (!m.path.empty() && m.path[0] == '/')
+			modules.push_back({m.start, m.end, m.offset == 0});
+		if (m.writable)
+			writable.emplace_back(m.start, m.end - m.start);
+	}
+	add_native_needs(live, **native, modules, writable, rec);
+	add_link_map(auxv_find(live.auxv(), AT_PHDR), auxv_find(live.auxv(), AT_PHNUM), rec);
+
+	// Copy the pages while the threads are still stopped, so that the
+	// snapshot is one consistent instant. Like the kernel's default
+	// coredump_filter, read-only file-backed pages other than ELF headers
+	// are left to the files (matched by build-id when read back).
+	CoreContents out;
+	out.arch = live.arch();
+	const uint64_t page = RecordingTarget::page_size;
+	uint64_t source_bytes = 0;
+	for (const ProcMapping &m : live.mappings())
+		source_bytes += m.end - m.start;
+	for (uint64_t p : rec.pages()) {
+		const uint64_t at = p * page;
+		auto m = std::find_if(live.mappings().begin(), live.mappings().end(),
+				      [&](const ProcMapping &map) { return at >= map.start && at < map.end; });
+		if (m == live.mappings().end() || !m->readable)
+			continue;
+		bool from_file = !m->path.empty() && m->path[0] == '/';
+		if (from_file && !m->writable && !(m->offset == 0 && at == m->start))
+			continue;
+		std::vector<std::byte> bytes(page);
+		if (!live.read(at, bytes))
+			continue;
+		add_page(out.memory, at, std::move(bytes), m->writable);
+	}
+	uint64_t paused_us = uint64_t((*process)->resume().count());
+	out.notes = live_core_notes(live);
+	auto result = write_snapshot(out_path, out, source_bytes);
+	if (result)
+		result->paused_us = paused_us;
 	return result;
 }
 

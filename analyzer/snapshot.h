@@ -22,4 +22,11 @@ struct SnapshotResult {
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options);
 
+// The same for a running process: its threads stay stopped while the
+// analysis runs and the pages it read are copied, then run on; the
+// notes are those the kernel would write. Never writes to the process.
+// source_bytes is the size of the process's mappings.
+Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
+				      const AnalyzeOptions &options);
+
 } // namespace ljcore

@@ -64,19 +64,20 @@ void print_problems(const Analysis &a)
 
 int run_snapshot(const Common &common, const std::string &out, const AnalyzeOptions &options)
 {
-	if (common.pid) {
-		std::cerr << "ljcore: snapshot --pid is not supported yet; "
-			     "use gcore, then ljcore snapshot on its core\n";
-		return exit_usage;
-	}
-	auto r = snapshot_core(common.core, out, options);
+	auto r = common.pid ? snapshot_pid(common.pid, out, options)
+			    : snapshot_core(common.core, out, options);
 	if (!r) {
 		std::cerr << "ljcore: " << r.error().message << "\n";
 		return exit_unreadable;
 	}
+	std::string source = common.pid ? "process " + std::to_string(common.pid) + "'s mappings"
+					: common.core;
 	std::cout << out << ": " << r->pages << " pages, " << r->bytes << " bytes ("
 		  << (r->source_bytes ? 100.0 * double(r->bytes) / double(r->source_bytes) : 0)
-		  << "% of " << common.core << ")\n";
+		  << "% of " << source << ")";
+	if (common.pid)
+		std::cout << ", process paused " << r->paused_us << " us";
+	std::cout << "\n";
 	return exit_ok;
 }
 

@@ -98,6 +98,9 @@ Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
 	if (p->mem_fd_ < 0)
 		return fail(proc + "/mem: " + strerror(errno));
 	p->mappings_ = read_maps(pid);
+	std::string auxv = read_text(proc + "/auxv");
+	auto auxv_bytes = std::as_bytes(std::span(auxv));
+	p->auxv_.assign(auxv_bytes.begin(), auxv_bytes.end());
 	return p;
 }
 
@@ -140,6 +143,8 @@ Expected<void> LiveProcess::stop_threads()
 		t.regs.pc = t.regs.dwarf[16];
 		t.regs.sp = t.regs.dwarf[7];
 		threads_.push_back(t);
+		auto raw = std::as_bytes(std::span(&regs, 1));
+		raw_regs_.emplace_back(raw.begin(), raw.end());
 	}
 	if (threads_.empty())
 		return fail("process " + std::to_string(process_.pid) + ": no thread could be stopped");

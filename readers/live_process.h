@@ -38,6 +38,11 @@ public:
 	std::vector<std::string> warnings() const override { return warnings_; }
 	std::vector<FileStatus> file_statuses() const override { return {}; }
 	const std::vector<ProcMapping> &mappings() const { return mappings_; }
+	// What a core's notes hold, read while the threads are stopped: the
+	// registers as PTRACE_GETREGSET gave them (user_regs_struct, in the
+	// order of threads()), and /proc/PID/auxv.
+	const std::vector<std::vector<std::byte>> &raw_regs() const { return raw_regs_; }
+	const std::vector<std::byte> &auxv() const { return auxv_; }
 
 	// Lets the threads run again. Returns how long they were stopped.
 	std::chrono::microseconds resume();
@@ -51,6 +56,8 @@ private:
 	std::vector<ThreadInfo> threads_;
 	std::vector<int32_t> stopped_;     // tids we hold in ptrace-stop
 	std::vector<ProcMapping> mappings_;
+	std::vector<std::vector<std::byte>> raw_regs_;
+	std::vector<std::byte> auxv_;
 	std::vector<std::string> warnings_;
 	int mem_fd_ = -1;
 	std::chrono::steady_clock::time_point stopped_at_;

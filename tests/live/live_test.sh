@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Reads a running LuaJIT process with `ljcore --pid` and checks that the
-# analysis shows where it is and that the process runs on afterwards,
-# unchanged (ljcore only stops it while reading, and never writes to it).
+# Reads a running LuaJIT process with `ljcore analyze --pid` and captures it
+# with `ljcore snapshot --pid`; checks that both analyses show where it is
+# and that the process runs on afterwards, unchanged (ljcore only stops it
+# while reading, and never writes to it).
 # Usage: live_test.sh LJCORE LUAJIT SCRIPT PATTERN...
-#   every PATTERN (grep -E) must match the output of `ljcore analyze --pid`.
+#   every PATTERN (grep -E) must match the output of `ljcore analyze --pid`
+#   and that of `ljcore analyze` on the snapshot.
 # Exit: 0 pass, 1 fail, 77 skip (no luajit build, or ptrace not permitted).
 set -euo pipefail
 
@@ -26,8 +28,20 @@ echo "$out"
 ((rc <= 1)) || { echo "FAIL: ljcore exited with $rc"; exit 1; }
 
 status=0
+grep -Eq -- "live, stopped for [0-9.]+ ms" <<<"$out" || { echo "FAIL: no pause reported"; status=1; }
 for pattern; do
-  grep -Eq -- "$pattern" <<<"$out" || { echo "FAIL: no match for: $pattern"; status=1; }
+  grep -Eq -- "$pattern" <<<"$out" || { echo "FAIL: live: no match for: $pattern"; status=1; }
+done
+
+snap=$(mktemp)
+trap 'kill "$pid" 2>/dev/null || true; rm -f "$snap"' EXIT
+taken=$("$ljcore" snapshot --pid "$pid" -o "$snap" 2>&1) || { echo "FAIL: snapshot: $taken"; exit 1; }
+echo "$taken"
+grep -Eq "process paused [0-9]+ us" <<<"$taken" || { echo "FAIL: snapshot reports no pause"; status=1; }
+out=$("$ljcore" analyze "$snap" 2>&1) || true
+echo "$out"
+for pattern; do
+  grep -Eq -- "$pattern" <<<"$out" || { echo "FAIL: snapshot: no match for: $pattern"; status=1; }
 done
 
 # Still alive, and not left in a tracing stop.
