@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Speed and memory of ljcore on a big core (a LuaJIT heap of ~450 MB), next
-# to gdb's plain backtrace of the same core. Needs hyperfine and GNU time.
-# Usage: tools/bench/run.sh [MB]      (results: build/bench/)
+# to gdb's plain backtrace of the same core; and how long `ljcore snapshot
+# --pid` stops a live process with such a heap, spinning in Lua (the VM
+# register finds it) and blocked in C (found by scanning the heap).
+# Needs hyperfine and GNU time.
+# Usage: tools/bench/run.sh [MB]      (results: build/bench/*.txt)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -13,6 +16,7 @@ exe=$root/build/luajit/$variant/src/luajit
 ljcore=$root/build/cmake/ljcore
 out=$root/build/bench
 mkdir -p "$out" && cd "$out"
+rm -f pause.txt
 
 if [[ ! -s core.big || core.big -ot $root/tools/bench/fill_heap.lua ]]; then
   rm -f core core.[0-9]*
@@ -40,3 +44,17 @@ for cmd in "$ljcore analyze core.big" "gdb -batch -nx -ex bt $exe core.big"; do
   printf '%s: max RSS %s kB\n' "${cmd%% *}" \
     "$(awk -F': ' '/Maximum resident/ {print $2}' time.log)"
 done | tee memory.txt
+
+# Live: median pause of snapshot --pid over 11 captures per process.
+for hang in lua c; do
+  HANG=$hang MB=$mb "$exe" "$root/tools/bench/fill_heap.lua" 2>"live-$hang.log" &
+  pid=$!
+  until grep -q hanging "live-$hang.log" 2>/dev/null; do sleep 0.5; done
+  for i in $(seq 11); do
+    "$ljcore" snapshot --pid "$pid" -o live.core | grep -o 'paused [0-9]* us' | awk '{print $2}'
+  done | sort -n | awk -v h="$hang" '{v[NR]=$1} END {
+    printf "snapshot --pid, %d MB heap, hanging in %s: median pause %.1f ms (min %.1f, max %.1f, %d runs)\n",
+      '"$mb"', h, v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000, NR}' | tee -a pause.txt
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+done
