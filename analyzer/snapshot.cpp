@@ -100,14 +100,6 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum,
 	}
 }
 
-// Runs the full analysis through rec, so that rec knows every page it read.
-void record_analysis(RecordingTarget &rec, const NativeSession &native,
-		     const AnalyzeOptions &options)
-{
-	AnalyzeOptions full = options;
-	full.all_coroutines = true;
-	analyze_target(rec, native, full);
-}
 
 // Appends one page to the pieces, merged with the one before when adjacent.
 void add_page(std::vector<CorePiece> &memory, uint64_t vaddr, std::vector<std::byte> bytes,
@@ -161,8 +153,11 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 	auto native = NativeSession::open_core(**core);
 	if (!native)
 		return std::unexpected(native.error().context(core_path));
+	// Offline, reading more costs only time: keep every coroutine.
 	RecordingTarget rec(**core);
-	record_analysis(rec, **native, options);
+	AnalyzeOptions full = options;
+	full.all_coroutines = true;
+	analyze_target(rec, **native, full);
 	std::vector<ModuleRange> modules;
 	for (const FileMapping &m : (*core)->files().mappings())
 		modules.push_back({m.start, m.end, m.file_offset == 0});
@@ -205,7 +200,7 @@ Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 		return std::unexpected(native.error().context("process " + std::to_string(pid)));
 	const LiveProcess &live = **process;
 	RecordingTarget rec(live);
-	record_analysis(rec, **native, options);
+	analyze_target(rec, **native, options);
 	std::vector<ModuleRange> modules;
 	std::vector<std::pair<uint64_t, uint64_t>> writable;
 	for (const ProcMapping &m : live.mappings()) {

@@ -25,6 +25,8 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 // The same for a running process: its threads stay stopped while the
 // analysis runs and the pages it read are copied, then run on; the
 // notes are those the kernel would write. Never writes to the process.
+// Every coroutine is kept only with options.all_coroutines: finding them
+// walks the whole GC heap, which stops a big process for much longer.
 // source_bytes is the size of the process's mappings.
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 				      const AnalyzeOptions &options);

@@ -97,6 +97,10 @@ int main(int argc, char **argv)
 	analyze->add_flag("--json", analyze_json, "print the result model as JSON");
 	analyze->add_flag("--explain", explain,
 			  "also print how the VMs were looked for and what was rejected");
+	// Finding every coroutine walks the whole GC object list: on a big heap
+	// that reads most of it, so it is asked for, not done by default.
+	bool all = false;
+	analyze->add_flag("--all", all, "also every coroutine of every VM (walks the GC heap)");
 
 	auto *bt = app.add_subcommand("bt", "Lua backtrace of each VM's running coroutine");
 	add_common(bt, common);
@@ -105,7 +109,6 @@ int main(int argc, char **argv)
 	bt->add_option("--format", format, "text, luajit (as debug.traceback prints it) or json")
 		->check(CLI::IsMember({"text", "luajit", "json"}));
 	bt->add_flag("--json", [&](int64_t) { format = "json"; }, "same as --format=json");
-	bool all = false;
 	bt->add_flag("--all", all, "every coroutine of every VM, with its state");
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
@@ -115,6 +118,9 @@ int main(int argc, char **argv)
 	add_common(snapshot, common);
 	std::string snapshot_out;
 	snapshot->add_option("-o,--output", snapshot_out, "the core file to write")->required();
+	snapshot->add_flag("--all", all,
+			   "with --pid: keep every coroutine too (stops the process longer); "
+			   "snapshots of cores always keep them");
 
 	auto *fixture = app.add_subcommand("fixture", "regression fixtures: minimized core + expected analysis");
 	fixture->require_subcommand(1);
@@ -155,7 +161,7 @@ int main(int argc, char **argv)
 
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
-	options.all_coroutines = all || analyze->parsed();
+	options.all_coroutines = all;
 	options.scan = common.scan == "always"	  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;

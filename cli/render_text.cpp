@@ -111,6 +111,8 @@ void vm_header(std::ostream &out, const VmResult &vm)
 		std::string chain = resume_chain(vm);
 		if (chain.find(" -> ") != std::string::npos)
 			out << "  resume chain: " << chain << "\n";
+	} else {
+		out << "  coroutines: not listed (`--all` walks the GC heap for them)\n";
 	}
 }
 

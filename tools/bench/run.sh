@@ -45,16 +45,19 @@ for cmd in "$ljcore analyze core.big" "gdb -batch -nx -ex bt $exe core.big"; do
     "$(awk -F': ' '/Maximum resident/ {print $2}' time.log)"
 done | tee memory.txt
 
-# Live: median pause of snapshot --pid over 11 captures per process.
+# Live: median pause of snapshot --pid over 11 captures per process, of the
+# running stacks (the default) and of every coroutine (--all: walks the heap).
 for hang in lua c; do
   HANG=$hang MB=$mb "$exe" "$root/tools/bench/fill_heap.lua" 2>"live-$hang.log" &
   pid=$!
   until grep -q hanging "live-$hang.log" 2>/dev/null; do sleep 0.5; done
-  for i in $(seq 11); do
-    "$ljcore" snapshot --pid "$pid" -o live.core | grep -o 'paused [0-9]* us' | awk '{print $2}'
-  done | sort -n | awk -v h="$hang" '{v[NR]=$1} END {
-    printf "snapshot --pid, %d MB heap, hanging in %s: median pause %.1f ms (min %.1f, max %.1f, %d runs)\n",
-      '"$mb"', h, v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000, NR}' | tee -a pause.txt
+  for mode in "" --all; do
+    for i in $(seq 11); do
+      "$ljcore" snapshot $mode --pid "$pid" -o live.core | grep -o 'paused [0-9]* us' | awk '{print $2}'
+    done | sort -n | awk -v h="$hang" -v m="${mode:-(default)}" '{v[NR]=$1} END {
+      printf "snapshot --pid %s, %d MB heap, hanging in %s: median pause %.1f ms (min %.1f, max %.1f, %d runs)\n",
+        m, '"$mb"', h, v[int((NR+1)/2)]/1000, v[1]/1000, v[NR]/1000, NR}' | tee -a pause.txt
+  done
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 done
