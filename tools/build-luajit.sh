@@ -71,11 +71,17 @@ for v in "${variants[@]}"; do
       cross=(HOST_CC=gcc CROSS=aarch64-linux-gnu- TARGET_SYS=Linux)
       strip=aarch64-linux-gnu-strip
     fi
+    twin=$root/build/luajit/${v/-stripped/-debug}
     rm -rf "$out" && mkdir -p "$out"
-    cp -a "$srcdir/." "$out/"
-    # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
-    make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
-      { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
+    if [[ $kind == stripped && -f $twin/.built ]]; then
+      # The same build as the debug twin, stripped: copy it, save a compile.
+      cp -a "$twin/." "$out/"
+    else
+      cp -a "$srcdir/." "$out/"
+      # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
+      make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
+        { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
+    fi
     if [[ $kind == stripped ]]; then "$strip" --strip-all "$out/src/luajit"; fi
     touch "$out/.built"
   fi
