@@ -245,7 +245,7 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 	return a;
 }
 
-Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options)
+Expected<LiveSession> open_live(int32_t pid)
 {
 	auto process = LiveProcess::attach(pid);
 	if (!process)
@@ -253,8 +253,16 @@ Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options)
 	auto native = NativeSession::open_live(**process);
 	if (!native)
 		return std::unexpected(native.error().context("process " + std::to_string(pid)));
-	Analysis a = analyze_target(**process, **native, options);
-	a.paused_us = uint64_t((*process)->resume().count());
+	return LiveSession{std::move(*process), std::move(*native)};
+}
+
+Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options)
+{
+	auto live = open_live(pid);
+	if (!live)
+		return std::unexpected(live.error());
+	Analysis a = analyze_target(*live->process, *live->native, options);
+	a.paused_us = uint64_t(live->process->resume().count());
 	a.source = "process " + std::to_string(pid);
 	a.live = true;
 	return a;

@@ -1,10 +1,12 @@
 // The whole analysis of a core: threads, VMs, Lua stacks, as a result model.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "analyzer/model.h"
 #include "readers/error.h"
+#include "readers/live_process.h"
 #include "readers/mapped_files.h"
 #include "readers/native_stack.h"
 #include "readers/target.h"
@@ -32,5 +34,13 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 
 // A running process, stopped (ptrace) only while it is read, never written.
 Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options);
+
+// A process attached for reading, with its native unwinder; its threads run
+// again on process->resume() or when this goes away.
+struct LiveSession {
+	std::unique_ptr<LiveProcess> process;
+	std::unique_ptr<NativeSession> native;
+};
+Expected<LiveSession> open_live(int32_t pid);
 
 } // namespace ljcore

@@ -192,15 +192,13 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 				      const AnalyzeOptions &options)
 {
-	auto process = LiveProcess::attach(pid);
-	if (!process)
-		return std::unexpected(process.error());
-	auto native = NativeSession::open_live(**process);
-	if (!native)
-		return std::unexpected(native.error().context("process " + std::to_string(pid)));
-	const LiveProcess &live = **process;
+	auto session = open_live(pid);
+	if (!session)
+		return std::unexpected(session.error());
+	const LiveProcess &live = *session->process;
+	const NativeSession &native = *session->native;
 	RecordingTarget rec(live);
-	analyze_target(rec, **native, options);
+	analyze_target(rec, native, options);
 	std::vector<ModuleRange> modules;
 	std::vector<std::pair<uint64_t, uint64_t>> writable;
 	for (const ProcMapping &m : live.mappings()) {
@@ -209,7 +207,7 @@ Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 		if (m.writable)
 			writable.emplace_back(m.start, m.end - m.start);
 	}
-	add_native_needs(live, **native, modules, writable, rec);
+	add_native_needs(live, native, modules, writable, rec);
 	add_link_map(auxv_find(live.auxv(), AT_PHDR), auxv_find(live.auxv(), AT_PHNUM), rec);
 
 	// Copy the pages while the threads are still stopped, so that the
@@ -236,7 +234,7 @@ Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 			continue;
 		add_page(out.memory, at, std::move(bytes), m->writable);
 	}
-	uint64_t paused_us = uint64_t((*process)->resume().count());
+	uint64_t paused_us = uint64_t(session->process->resume().count());
 	out.notes = live_core_notes(live);
 	auto result = write_snapshot(out_path, out, source_bytes);
 	if (result)
