@@ -40,6 +40,16 @@ static const struct lj_layout lj_layout_upstream_gc64_x64 = {
 	LJ_CFRAME_X64_GC64,
 };
 
+/* Built with -DLUAJIT_DISABLE_JIT: GG_State has no jit_State, so the
+ * dispatch table follows global_State directly (lj_dispatch.h). */
+static const struct lj_layout lj_layout_upstream_gc64_nojit_x64 = {
+	.name = "upstream LuaJIT 2.1, GC64, JIT disabled, x86_64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x60,
+	.gg_dispatch = 0x338,
+	LJ_CFRAME_X64_GC64,
+};
+
 /* OpenResty's luajit2 (2.1-2023xxxx): lua_State grows by exdata, exdata2. */
 static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	.name = "OpenResty luajit2 2.1, GC64, x86_64",
@@ -95,6 +105,14 @@ static const struct lj_layout lj_layout_upstream_gc32_x64 = {
 	LJ_LAYOUT_GC32_COMMON,
 	.gg_g = 0x40, /* after the 64-byte main lua_State */
 	.gg_dispatch = 0xca8,
+	LJ_CFRAME_X64_GC32,
+};
+
+static const struct lj_layout lj_layout_upstream_gc32_nojit_x64 = {
+	.name = "upstream LuaJIT 2.1, 32-bit GC refs, JIT disabled, x86_64",
+	LJ_LAYOUT_GC32_COMMON,
+	.gg_g = 0x40,
+	.gg_dispatch = 0x228,
 	LJ_CFRAME_X64_GC32,
 };
 

@@ -51,9 +51,11 @@ int main(int argc, char **argv)
 	for (auto &entry : fs::directory_iterator(argv[1], ec)) {
 		std::string variant = entry.path().filename();
 		fs::path exe = entry.path() / "src" / "luajit";
-		// Debug builds only: stripped ones have no DWARF to check against.
-		bool arm64 = variant.ends_with("-debug-arm64");
-		if (!(variant.ends_with("-debug") || arm64) || !fs::exists(exe))
+		// Builds with DWARF only (-debug, and -nojit, which keeps it too):
+		// stripped ones have nothing to check against.
+		bool arm64 = variant.ends_with("-arm64");
+		std::string kind = arm64 ? variant.substr(0, variant.size() - 6) : variant;
+		if (!(kind.ends_with("-debug") || kind.ends_with("-nojit")) || !fs::exists(exe))
 			continue;
 		Arch arch = arm64 ? Arch::aarch64 : Arch::x86_64;
 		int fd = open(exe.c_str(), O_RDONLY);
