@@ -9,12 +9,14 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/tools/bootstrap.sh"
 "$root/tools/build.sh" --asan
 "$root/tools/build-luajit.sh"
-"$root/tools/make-cores.sh"
-"$root/tools/make-nginx-core.sh"
+# A scenario that failed to crash as it should fails the run, but only after
+# every test has run on the cores that were made.
+status=0
+"$root/tools/make-cores.sh" || status=1
+"$root/tools/make-nginx-core.sh" || status=1
 
 # LeakSanitizer: ignore what libdw itself leaks (see the file).
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
-status=0
 for dir in cmake asan; do
   echo "== ctest in build/$dir"
   ctest --test-dir "$root/build/$dir" -j "$(nproc)" --output-on-failure \
