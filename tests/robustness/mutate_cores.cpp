@@ -50,8 +50,8 @@ size_t file_offset(const std::vector<Range> &segs, uint64_t addr)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s CORE EXE ITERATIONS\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s CORE EXE ITERATIONS [SYSROOT]\n", argv[0]);
 		return 2;
 	}
 	std::ifstream in(argv[1], std::ios::binary);
@@ -62,6 +62,11 @@ int main(int argc, char **argv)
 	std::string original((std::istreambuf_iterator<char>(in)), {});
 	AnalyzeOptions opts;
 	opts.lookup.exe = argv[2];
+	if (argc == 5)
+		opts.lookup.sysroot = argv[4];
+	// Walk every coroutine too: the GC object list is one more chain that
+	// mutations can make cyclic or point anywhere.
+	opts.all_coroutines = true;
 	int iterations = std::stoi(argv[3]);
 
 	auto base = analyze_core(argv[1], opts);
