@@ -12,7 +12,7 @@ packages=(
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user  # aarch64 LuaJIT and its guest cores
   nginx libnginx-mod-http-lua curl          # a real OpenResty-style worker to crash
-  file binutils hyperfine
+  file binutils hyperfine gawk
 )
 
 # deb-src entry so tools/build-luajit.sh can `apt-get source luajit luajit2`.
