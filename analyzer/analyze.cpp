@@ -5,8 +5,8 @@
 
 #include "analyzer/coroutines.h"
 #if __has_include("analyzer/dwarf_layout.h") // TEMP
-#include "analyzer/coroutines.h"
 #include "analyzer/builtin_layouts.h"
+#include "analyzer/coroutines.h"
 #include "analyzer/dwarf_layout.h"
 #define HAVE_DL 1
 #endif
@@ -57,7 +57,8 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 	if (dw) {
 		auto ly = layout_from_dwarf(dw, arch);
 		if (!ly) {
-			notes.push_back("DWARF of " + sym->module + " unusable: " + ly.error().message);
+			notes.push_back("DWARF of " + sym->module +
+					" unusable: " + ly.error().message);
 		} else {
 			std::string name = "from DWARF";
 			set.dwarf_source = "DWARF of " + sym->module;
@@ -134,9 +135,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		a.fault_addr = sig->addr;
 		// si_addr is the faulting address only for these signals
 		// (and only when the kernel, not kill(), sent them: code > 0).
-		a.has_fault_addr = sig->code > 0 &&
-				   (sig->signo == 11 || sig->signo == 7 ||
-				    sig->signo == 4 || sig->signo == 8);
+		a.has_fault_addr = sig->code > 0 && (sig->signo == 11 || sig->signo == 7 ||
+						     sig->signo == 4 || sig->signo == 8);
 	}
 
 	std::vector<NativeStack> stacks;
@@ -191,8 +191,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		v.found_by = c.found_by;
 		v.checks = c.checks;
 		v.layout = ly.name;
-		v.layout_source = c.layout == layout_set.dwarf ? layout_set.dwarf_source
-							       : "built-in table";
+		v.layout_source =
+			c.layout == layout_set.dwarf ? layout_set.dwarf_source : "built-in table";
 		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);
 		v.current_thread = mem.ref(c.g + ly.g_cur_L).value_or(0);
 		v.vmstate = mem.value<int32_t>(c.g + ly.g_vmstate).value_or(0);
@@ -206,7 +206,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 &&
 		    target.arch() == Arch::x86_64) {
 			const NativeFrame &f = stacks[*c.thread].frames[0];
-			start.base = f.regs.dwarf[1]; // rdx
+			start.base = f.regs.dwarf[1];   // rdx
 			start.top_pc = f.regs.dwarf[3]; // rbx
 		}
 		v.stack = walk_lua_stack(mem, start, symbolize);
@@ -215,8 +215,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 					     " is incomplete: " + v.stack.stop_reason);
 		for (auto &f : v.stack.frames)
 			if (!f.problem.empty())
-				a.problems.push_back("Lua frame " + std::to_string(f.level) +
-						     ": " + f.problem);
+				a.problems.push_back("Lua frame " + std::to_string(f.level) + ": " +
+						     f.problem);
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
 		size_t index = a.vms.size();

@@ -1,6 +1,5 @@
 #include "analyzer/coroutines.h"
 
-
 namespace ljcore {
 
 namespace {

@@ -13,7 +13,7 @@ namespace {
 // (lj_obj.h, lj_dispatch.h).
 const char *const wanted_structs[] = {
 	"lua_State", "global_State", "GCState", "GG_State", "GCfuncC",
-	"GCfuncL", "GCproto", "GCstr", "GCRef",
+	"GCfuncL",   "GCproto",      "GCstr",   "GCRef",
 };
 
 // Structure definitions (not declarations) found in the CUs, by name.
@@ -141,22 +141,53 @@ std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout 
 	std::vector<std::string> out;
 	auto cmp = [&](const char *name, uint64_t x, uint64_t y) {
 		if (x != y)
-			out.push_back(std::string(name) + " " + std::to_string(x) + " != " +
-				      std::to_string(y));
+			out.push_back(std::string(name) + " " + std::to_string(x) +
+				      " != " + std::to_string(y));
 	};
 #define LJ_CMP(f) cmp(#f, a.f, b.f)
-	LJ_CMP(gc64); LJ_CMP(fr2); LJ_CMP(ptrsize);
-	LJ_CMP(L_status); LJ_CMP(L_glref); LJ_CMP(L_base); LJ_CMP(L_top);
-	LJ_CMP(L_maxstack); LJ_CMP(L_stack); LJ_CMP(L_cframe); LJ_CMP(L_stacksize);
-	LJ_CMP(g_strempty); LJ_CMP(g_vmstate); LJ_CMP(g_mainthref); LJ_CMP(g_cur_L);
-	LJ_CMP(g_jit_base); LJ_CMP(g_gc_total);
-	LJ_CMP(fn_ffid); LJ_CMP(fn_nupvalues); LJ_CMP(fn_pc); LJ_CMP(fn_f);
-	LJ_CMP(pt_size); LJ_CMP(pt_numparams); LJ_CMP(pt_framesize); LJ_CMP(pt_sizebc);
-	LJ_CMP(pt_k); LJ_CMP(pt_sizekgc); LJ_CMP(pt_sizeuv); LJ_CMP(pt_flags);
-	LJ_CMP(pt_chunkname); LJ_CMP(pt_firstline); LJ_CMP(pt_numline);
-	LJ_CMP(pt_lineinfo); LJ_CMP(pt_uvinfo); LJ_CMP(pt_varinfo);
-	LJ_CMP(str_len); LJ_CMP(str_size); LJ_CMP(gg_g); LJ_CMP(gg_dispatch);
-	LJ_CMP(cf_nres); LJ_CMP(cf_prev); LJ_CMP(cf_l); LJ_CMP(cf_pc);
+	LJ_CMP(gc64);
+	LJ_CMP(fr2);
+	LJ_CMP(ptrsize);
+	LJ_CMP(L_status);
+	LJ_CMP(L_glref);
+	LJ_CMP(L_base);
+	LJ_CMP(L_top);
+	LJ_CMP(L_maxstack);
+	LJ_CMP(L_stack);
+	LJ_CMP(L_cframe);
+	LJ_CMP(L_stacksize);
+	LJ_CMP(g_strempty);
+	LJ_CMP(g_vmstate);
+	LJ_CMP(g_mainthref);
+	LJ_CMP(g_cur_L);
+	LJ_CMP(g_jit_base);
+	LJ_CMP(g_gc_total);
+	LJ_CMP(fn_ffid);
+	LJ_CMP(fn_nupvalues);
+	LJ_CMP(fn_pc);
+	LJ_CMP(fn_f);
+	LJ_CMP(pt_size);
+	LJ_CMP(pt_numparams);
+	LJ_CMP(pt_framesize);
+	LJ_CMP(pt_sizebc);
+	LJ_CMP(pt_k);
+	LJ_CMP(pt_sizekgc);
+	LJ_CMP(pt_sizeuv);
+	LJ_CMP(pt_flags);
+	LJ_CMP(pt_chunkname);
+	LJ_CMP(pt_firstline);
+	LJ_CMP(pt_numline);
+	LJ_CMP(pt_lineinfo);
+	LJ_CMP(pt_uvinfo);
+	LJ_CMP(pt_varinfo);
+	LJ_CMP(str_len);
+	LJ_CMP(str_size);
+	LJ_CMP(gg_g);
+	LJ_CMP(gg_dispatch);
+	LJ_CMP(cf_nres);
+	LJ_CMP(cf_prev);
+	LJ_CMP(cf_l);
+	LJ_CMP(cf_pc);
 #undef LJ_CMP
 	return out;
 }

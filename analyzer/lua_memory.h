@@ -11,16 +11,12 @@ namespace ljcore {
 
 class LuaMemory {
 public:
-	LuaMemory(const Memory &mem, const lj_layout &layout)
-		: mem_(mem), layout_(layout)
-	{
-	}
+	LuaMemory(const Memory &mem, const lj_layout &layout) : mem_(mem), layout_(layout) {}
 
 	const Memory &memory() const { return mem_; }
 	const lj_layout &layout() const { return layout_; }
 
-	template <typename T>
-	std::expected<T, ReadMiss> value(uint64_t addr) const
+	template <typename T> std::expected<T, ReadMiss> value(uint64_t addr) const
 	{
 		return mem_.read_value<T>(addr);
 	}
@@ -39,7 +35,7 @@ public:
 	// The internal type tag of a GC object (~LJ_T*).
 	std::expected<uint8_t, ReadMiss> gct(uint64_t obj) const
 	{
-		return mem_.read_value<uint8_t>(obj + LJ_GCT_OFFSET(&layout_)) ;
+		return mem_.read_value<uint8_t>(obj + LJ_GCT_OFFSET(&layout_));
 	}
 
 	// The characters of a GCstr, at most max bytes of them.
@@ -49,8 +45,7 @@ public:
 		if (!len)
 			return std::unexpected(len.error());
 		std::string s(std::min(*len, max), '\0');
-		auto r = mem_.read(gcstr + layout_.str_size,
-				   std::as_writable_bytes(std::span(s)));
+		auto r = mem_.read(gcstr + layout_.str_size, std::as_writable_bytes(std::span(s)));
 		if (!r)
 			return std::unexpected(r.error());
 		return s;

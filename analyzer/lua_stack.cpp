@@ -113,8 +113,8 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 	std::vector<lj_frame> raw;
 	if (lj_walk_init(&ctx, ly, &w, start.L, start.base, start.top_pc) != 0) {
 		stack.complete = false;
-		stack.stop_reason = "cannot start at lua_State " + luajit_pointer(start.L) +
-				    ": " + walk_problem(w, ctx);
+		stack.stop_reason = "cannot start at lua_State " + luajit_pointer(start.L) + ": " +
+				    walk_problem(w, ctx);
 		return stack;
 	}
 	while (raw.size() < max_lua_frames) {

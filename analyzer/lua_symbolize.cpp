@@ -18,8 +18,7 @@ constexpr size_t max_varinfo = 1u << 20;
 std::string miss_text(const char *what, uint64_t addr, const ReadMiss &m)
 {
 	char buf[160];
-	snprintf(buf, sizeof buf, "reading %s at 0x%llx: ", what,
-		 (unsigned long long)addr);
+	snprintf(buf, sizeof buf, "reading %s at 0x%llx: ", what, (unsigned long long)addr);
 	return buf + m.reason + " at " + luajit_pointer(m.addr);
 }
 
@@ -46,7 +45,7 @@ uint32_t read_uleb128(const std::vector<uint8_t> &buf, size_t &p)
 
 // Names of the internal variables of for loops (VARNAMEDEF in lj_debug.h).
 const char *const for_varnames[] = {
-	"(for index)", "(for limit)", "(for step)",
+	"(for index)",     "(for limit)", "(for step)",
 	"(for generator)", "(for state)", "(for control)",
 };
 constexpr uint8_t varname_max = 7; // VARNAME__MAX
@@ -183,9 +182,8 @@ std::string short_source(const std::string &src, int32_t firstline)
 	return out + (builtin ? "]" : "\"]");
 }
 
-Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
-						   const Proto &pt, uint32_t pos,
-						   uint32_t slot)
+Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const Proto &pt,
+						   uint32_t pos, uint32_t slot)
 {
 	if (pt.varinfo == 0)
 		return std::nullopt;
@@ -199,15 +197,17 @@ Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
 				return false;
 			size_t old = buf.size();
 			buf.resize(old + 256);
-			auto r = mem.memory().read(pt.varinfo + old,
-						   std::as_writable_bytes(std::span(buf).subspan(old)));
+			auto r = mem.memory().read(
+				pt.varinfo + old,
+				std::as_writable_bytes(std::span(buf).subspan(old)));
 			if (!r) {
 				// A short tail is fine as long as what we need is there.
 				buf.resize(old);
 				for (size_t i = 0; i < 256; i++) {
 					uint8_t b;
-					if (!mem.memory().read(pt.varinfo + old + i,
-							       std::as_writable_bytes(std::span(&b, 1))))
+					if (!mem.memory().read(
+						    pt.varinfo + old + i,
+						    std::as_writable_bytes(std::span(&b, 1))))
 						break;
 					buf.push_back(b);
 				}
@@ -257,8 +257,7 @@ Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
 
 namespace {
 
-Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt,
-				      uint32_t index)
+Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uint32_t index)
 {
 	// proto_kgc(pt, ~index): GC constants sit below k, counted downwards.
 	uint64_t at = pt.k - uint64_t(index + 1) * mem.layout().ptrsize;
@@ -269,8 +268,7 @@ Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt,
 	return s;
 }
 
-Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt,
-				   uint32_t index)
+Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index)
 {
 	if (pt.uvinfo == 0 || index >= pt.sizeuv)
 		return std::string();
@@ -295,8 +293,7 @@ Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt,
 
 // lj_debug_slotname(): what the instructions before pos put into slot.
 Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
-				 const std::vector<uint32_t> &bc, uint32_t pos,
-				 uint32_t slot)
+				 const std::vector<uint32_t> &bc, uint32_t pos, uint32_t slot)
 {
 	for (;;) {
 		auto local = variable_name(mem, pt, pos, slot);
@@ -313,9 +310,8 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 				return FunctionName{};
 			uint8_t amode = lj_bcdefs[op].amode;
 			if (amode == LJ_BCM_BASE) {
-				if (slot >= ra &&
-				    (std::strcmp(lj_bcdefs[op].name, "KNIL") != 0 ||
-				     slot <= LJ_BC_D(ins)))
+				if (slot >= ra && (std::strcmp(lj_bcdefs[op].name, "KNIL") != 0 ||
+						   slot <= LJ_BC_D(ins)))
 					return FunctionName{};
 			} else if (amode == LJ_BCM_DST && ra == slot) {
 				std::string_view name = lj_bcdefs[op].name;
@@ -333,7 +329,9 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 						return std::unexpected(s.error());
 					if (pos > 0) {
 						uint32_t prev = bc[pos - 1];
-						if (std::string_view(lj_bcdefs[LJ_BC_OP(prev) % LJ_BC_COUNT].name) == "MOV" &&
+						if (std::string_view(
+							    lj_bcdefs[LJ_BC_OP(prev) % LJ_BC_COUNT]
+								    .name) == "MOV" &&
 						    LJ_BC_A(prev) == ra + 1 + mem.layout().fr2 &&
 						    LJ_BC_D(prev) == LJ_BC_B(ins))
 							return FunctionName{"method", *s};
@@ -356,8 +354,7 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 
 } // namespace
 
-Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller,
-					uint32_t pos)
+Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller, uint32_t pos)
 {
 	if (pos >= caller.sizebc)
 		return FunctionName{};

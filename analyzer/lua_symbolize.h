@@ -55,9 +55,8 @@ Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &calle
 					uint32_t caller_pos);
 
 // The local variable name of a slot at a position (debug_varname()).
-Expected<std::optional<std::string>> variable_name(const LuaMemory &mem,
-						   const Proto &pt, uint32_t pos,
-						   uint32_t slot);
+Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const Proto &pt,
+						   uint32_t pos, uint32_t slot);
 
 // lj_strfmt_wptr(): how LuaJIT's "%p" prints a pointer.
 std::string luajit_pointer(uint64_t p);

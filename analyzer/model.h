@@ -67,15 +67,15 @@ struct ThreadResult {
 struct VmResult {
 	uint64_t global_state = 0; // global_State *
 	uint64_t main_thread = 0;
-	uint64_t current_thread = 0; // g->cur_L, 0 if none
-	std::string found_by;        // how G was found
+	uint64_t current_thread = 0;     // g->cur_L, 0 if none
+	std::string found_by;            // how G was found
 	std::vector<std::string> checks; // consistency checks it passed
-	std::string layout;          // the layout's name (a built-in table's, or "from DWARF")
-	std::string layout_source;   // "built-in table" or "DWARF of <module>"
+	std::string layout;              // the layout's name (a built-in table's, or "from DWARF")
+	std::string layout_source;       // "built-in table" or "DWARF of <module>"
 	int32_t vmstate = 0;
-	std::string vmstate_text;    // "interpreter", "C", "trace 12", ...
-	uint64_t gc_total = 0;       // g->gc.total: bytes the GC manages
-	LuaStack stack;              // of the current coroutine
+	std::string vmstate_text; // "interpreter", "C", "trace 12", ...
+	uint64_t gc_total = 0;    // g->gc.total: bytes the GC manages
+	LuaStack stack;           // of the current coroutine
 	// Every coroutine, main thread first (filled for bt --all).
 	std::vector<Coroutine> coroutines;
 	uint64_t gc_objects = 0; // objects on the GC list when it was walked

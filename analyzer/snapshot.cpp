@@ -38,7 +38,8 @@ struct ModuleRange {
 // its writable data (r_debug and the link_map chain live there).
 void add_native_needs(const Target &target, const NativeSession &native,
 		      const std::vector<ModuleRange> &modules,
-		      const std::vector<std::pair<uint64_t, uint64_t>> &writable, RecordingTarget &rec)
+		      const std::vector<std::pair<uint64_t, uint64_t>> &writable,
+		      RecordingTarget &rec)
 {
 	const int sp_reg = target.arch() == Arch::x86_64 ? 7 : 31;
 	for (const ThreadInfo &t : target.threads()) {
@@ -60,8 +61,7 @@ void add_native_needs(const Target &target, const NativeSession &native,
 // Debuggers list shared libraries from r_debug and its link_map chain
 // (<link.h>): follow it through the recording target so that its pages are
 // kept. AT_PHDR -> PT_DYNAMIC -> DT_DEBUG -> r_debug.r_map -> l_next ...
-void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum,
-		  RecordingTarget &rec)
+void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum, RecordingTarget &rec)
 {
 	if (!phdr || !phnum)
 		return;
@@ -99,7 +99,6 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum,
 		lm = next.value_or(0);
 	}
 }
-
 
 // Appends one page to the pieces, merged with the one before when adjacent.
 void add_page(std::vector<CorePiece> &memory, uint64_t vaddr, std::vector<std::byte> bytes,
@@ -222,8 +221,9 @@ Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 		source_bytes += m.end - m.start;
 	for (uint64_t p : rec.pages()) {
 		const uint64_t at = p * page;
-		auto m = std::find_if(live.mappings().begin(), live.mappings().end(),
-				      [&](const ProcMapping &map) { return at >= map.start && at < map.end; });
+		auto m = std::find_if(
+			live.mappings().begin(), live.mappings().end(),
+			[&](const ProcMapping &map) { return at >= map.start && at < map.end; });
 		if (m == live.mappings().end() || !m->readable)
 			continue;
 		bool from_file = !m->path.empty() && m->path[0] == '/';

@@ -9,10 +9,10 @@
 namespace ljcore {
 
 struct SnapshotResult {
-	uint64_t pages = 0;       // memory pages kept
-	uint64_t bytes = 0;       // size of the snapshot file
+	uint64_t pages = 0;        // memory pages kept
+	uint64_t bytes = 0;        // size of the snapshot file
 	uint64_t source_bytes = 0; // size of what it was made from
-	uint64_t paused_us = 0;   // for a live process: how long it was stopped
+	uint64_t paused_us = 0;    // for a live process: how long it was stopped
 };
 
 // Analyzes the core (every coroutine) while recording what is read, adds

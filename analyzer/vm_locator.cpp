@@ -8,8 +8,8 @@ namespace {
 
 // Names of VM states in LJ_VMST_* order; vmstate holds their complement.
 const char *const vmstate_names[] = {
-	"interpreter", "C", "GC", "trace exit", "trace recorder",
-	"trace optimizer", "trace assembler",
+	"interpreter",     "C", "GC", "trace exit", "trace recorder", "trace optimizer",
+	"trace assembler",
 };
 
 std::string hex(uint64_t v)
@@ -79,8 +79,7 @@ Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint
 	return checks;
 }
 
-std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
-				  const NativeSession &native,
+std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
 				  std::vector<std::string> &evidence)
@@ -118,19 +117,27 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 						// register on: their misses are noise.
 						if (pass == 0 || i == 0)
 							evidence.push_back(
-								std::string(reg_name) + " at frame #" +
-								std::to_string(i) + " of thread " +
-								std::to_string(stacks[t].tid) + ", layout " +
-								ly->name + ": g " + hex(g) + " rejected: " +
+								std::string(reg_name) +
+								" at frame #" + std::to_string(i) +
+								" of thread " +
+								std::to_string(stacks[t].tid) +
+								", layout " + ly->name + ": g " +
+								hex(g) + " rejected: " +
 								checks.error().message);
 						continue;
 					}
-					VmCandidate c{g, ly,
+					VmCandidate c{g,
+						      ly,
 						      std::string("VM register ") + reg_name +
 							      " at frame #" + std::to_string(i) +
-							      (f.function.empty() ? "" : " " + f.function) +
-							      " of thread " + std::to_string(stacks[t].tid),
-						      *checks, t, i};
+							      (f.function.empty()
+								       ? ""
+								       : " " + f.function) +
+							      " of thread " +
+							      std::to_string(stacks[t].tid),
+						      *checks,
+						      t,
+						      i};
 					found.push_back(std::move(c));
 				}
 			}
@@ -161,9 +168,9 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
 			}
 			auto checks = check_global_state(mem, *g);
 			if (!checks) {
-				evidence.push_back("symbol globalL, layout " + std::string(ly->name) +
-						   ": g " + hex(*g) + " rejected: " +
-						   checks.error().message);
+				evidence.push_back("symbol globalL, layout " +
+						   std::string(ly->name) + ": g " + hex(*g) +
+						   " rejected: " + checks.error().message);
 				continue;
 			}
 			found.push_back(VmCandidate{*g, ly, "symbol globalL in " + sym->module,

@@ -33,8 +33,7 @@ int vm_register(Arch arch);
 // Candidates from the VM register at every native frame (callee-saved,
 // so recovered by CFI even below C code) and from the `globalL` symbol.
 // Why candidates were rejected goes to evidence (for --explain).
-std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch,
-				  const NativeSession &native,
+std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
 				  std::vector<std::string> &evidence);

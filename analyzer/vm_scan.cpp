@@ -32,9 +32,9 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 					if (!checks)
 						continue;
 					seen.insert(g);
-					found.push_back(VmCandidate{g, ly, "scan of writable memory",
-								    *checks, std::nullopt,
-								    std::nullopt});
+					found.push_back(
+						VmCandidate{g, ly, "scan of writable memory",
+							    *checks, std::nullopt, std::nullopt});
 				}
 			};
 			if (ref == 8)

@@ -129,16 +129,14 @@ int fixture_new(const FixtureNew &f)
 		return exit_unreadable;
 	}
 	write_json(dir / expected_name, *view);
-	write_json(dir / manifest_name,
-		   {{"fixture_schema", fixture_schema},
-		    {"scenario", f.scenario},
-		    {"flavour", f.flavour},
-		    {"arch", (*view)["arch"]},
-		    {"made_by", f.made_by},
-		    {"source_core_bytes", snap->source_bytes},
-		    {"core_bytes", snap->bytes}});
-	std::cout << f.dir << ": " << snap->bytes << " bytes (from " << snap->source_bytes
-		  << ")\n";
+	write_json(dir / manifest_name, {{"fixture_schema", fixture_schema},
+					 {"scenario", f.scenario},
+					 {"flavour", f.flavour},
+					 {"arch", (*view)["arch"]},
+					 {"made_by", f.made_by},
+					 {"source_core_bytes", snap->source_bytes},
+					 {"core_bytes", snap->bytes}});
+	std::cout << f.dir << ": " << snap->bytes << " bytes (from " << snap->source_bytes << ")\n";
 	return exit_ok;
 }
 
@@ -146,7 +144,8 @@ int fixture_check(const std::vector<std::string> &roots)
 {
 	auto dirs = find_fixtures(roots);
 	if (dirs.empty()) {
-		std::cerr << "ljcore: no fixtures (" << manifest_name << ") under the given paths\n";
+		std::cerr << "ljcore: no fixtures (" << manifest_name
+			  << ") under the given paths\n";
 		return exit_usage;
 	}
 	int changed = 0;
@@ -154,7 +153,8 @@ int fixture_check(const std::vector<std::string> &roots)
 		json expected = read_json(dir / expected_name);
 		auto actual = analyze_fixture(dir);
 		if (!actual) {
-			std::cout << "FAIL " << dir.string() << ": " << actual.error().message << "\n";
+			std::cout << "FAIL " << dir.string() << ": " << actual.error().message
+				  << "\n";
 			changed++;
 		} else if (expected.is_discarded()) {
 			std::cout << "FAIL " << dir.string() << ": " << expected_name
@@ -177,7 +177,8 @@ int fixture_update(const std::vector<std::string> &roots)
 	for (auto &dir : dirs) {
 		auto actual = analyze_fixture(dir);
 		if (!actual) {
-			std::cerr << "ljcore: " << dir.string() << ": " << actual.error().message << "\n";
+			std::cerr << "ljcore: " << dir.string() << ": " << actual.error().message
+				  << "\n";
 			return exit_unreadable;
 		}
 		write_json(dir / expected_name, *actual);

@@ -70,8 +70,8 @@ int run_snapshot(const Common &common, const std::string &out, const AnalyzeOpti
 		std::cerr << "ljcore: " << r.error().message << "\n";
 		return exit_unreadable;
 	}
-	std::string source = common.pid ? "process " + std::to_string(common.pid) + "'s mappings"
-					: common.core;
+	std::string source =
+		common.pid ? "process " + std::to_string(common.pid) + "'s mappings" : common.core;
 	std::cout << out << ": " << r->pages << " pages, " << r->bytes << " bytes ("
 		  << (r->source_bytes ? 100.0 * double(r->bytes) / double(r->source_bytes) : 0)
 		  << "% of " << source << ")";
@@ -90,7 +90,8 @@ int main(int argc, char **argv)
 	app.footer(exit_codes_help);
 
 	Common common;
-	auto *analyze = app.add_subcommand("analyze", "summary, native and Lua frames of every thread");
+	auto *analyze =
+		app.add_subcommand("analyze", "summary, native and Lua frames of every thread");
 	add_common(analyze, common);
 	bool analyze_json = false;
 	bool explain = false;
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
 	int level = 0;
 	bt->add_option("--format", format, "text, luajit (as debug.traceback prints it) or json")
 		->check(CLI::IsMember({"text", "luajit", "json"}));
-	bt->add_flag("--json", [&](int64_t) { format = "json"; }, "same as --format=json");
+	bt->add_flag(
+		"--json", [&](int64_t) { format = "json"; }, "same as --format=json");
 	bt->add_flag("--all", all, "every coroutine of every VM, with its state");
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
@@ -122,22 +124,30 @@ int main(int argc, char **argv)
 			   "with --pid: keep every coroutine too (stops the process longer); "
 			   "snapshots of cores always keep them");
 
-	auto *fixture = app.add_subcommand("fixture", "regression fixtures: minimized core + expected analysis");
+	auto *fixture = app.add_subcommand(
+		"fixture", "regression fixtures: minimized core + expected analysis");
 	fixture->require_subcommand(1);
 	FixtureNew fnew;
 	auto *fixture_new_cmd = fixture->add_subcommand("new", "make a fixture from a core");
-	fixture_new_cmd->add_option("core", fnew.core, "the core")->required()->check(CLI::ExistingFile);
+	fixture_new_cmd->add_option("core", fnew.core, "the core")
+		->required()
+		->check(CLI::ExistingFile);
 	fixture_new_cmd->add_option("-o,--output", fnew.dir, "the fixture directory")->required();
 	fixture_new_cmd->add_option("--exe", fnew.options.lookup.exe, "the executable, if moved");
-	fixture_new_cmd->add_option("--sysroot", fnew.options.lookup.sysroot, "where the core's library paths are rooted");
+	fixture_new_cmd->add_option("--sysroot", fnew.options.lookup.sysroot,
+				    "where the core's library paths are rooted");
 	fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
 	fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
 	fixture_new_cmd->add_option("--made-by", fnew.made_by, "manifest: how the core was made");
 	std::vector<std::string> fixture_roots;
-	auto *fixture_check_cmd = fixture->add_subcommand("check", "re-analyze fixtures, show changes");
-	fixture_check_cmd->add_option("paths", fixture_roots, "fixture directories or trees")->required();
-	auto *fixture_update_cmd = fixture->add_subcommand("update", "accept the new analysis, on purpose");
-	fixture_update_cmd->add_option("paths", fixture_roots, "fixture directories or trees")->required();
+	auto *fixture_check_cmd =
+		fixture->add_subcommand("check", "re-analyze fixtures, show changes");
+	fixture_check_cmd->add_option("paths", fixture_roots, "fixture directories or trees")
+		->required();
+	auto *fixture_update_cmd =
+		fixture->add_subcommand("update", "accept the new analysis, on purpose");
+	fixture_update_cmd->add_option("paths", fixture_roots, "fixture directories or trees")
+		->required();
 
 	try {
 		app.parse(argc, argv);
@@ -162,7 +172,7 @@ int main(int argc, char **argv)
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
 	options.all_coroutines = all;
-	options.scan = common.scan == "always"	  ? ScanMode::always
+	options.scan = common.scan == "always"  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
 	if (common.core.empty() && common.pid == 0) {
@@ -171,8 +181,8 @@ int main(int argc, char **argv)
 	}
 	if (snapshot->parsed())
 		return run_snapshot(common, snapshot_out, options);
-	auto result = common.pid ? analyze_pid(common.pid, options)
-				 : analyze_core(common.core, options);
+	auto result =
+		common.pid ? analyze_pid(common.pid, options) : analyze_core(common.core, options);
 	if (!result) {
 		std::cerr << "ljcore: " << result.error().message << "\n";
 		return exit_unreadable;

@@ -10,8 +10,8 @@
 namespace ljcore {
 
 struct RenderOptions {
-	bool native = true; // show native frames (text)
-	int level = 0;      // first Lua level (--format=luajit)
+	bool native = true;   // show native frames (text)
+	int level = 0;        // first Lua level (--format=luajit)
 	bool explain = false; // how the VMs were found (text)
 	bool all = false;     // every coroutine, not just the running one
 };

@@ -62,7 +62,8 @@ nlohmann::json analysis_json(const Analysis &a)
 	doc["arch"] = a.arch;
 	doc["process"] = {{"pid", a.pid}, {"name", a.process_name}, {"args", a.process_args}};
 	if (a.signal) {
-		json sig = {{"number", a.signal}, {"name", signal_name(a.signal)},
+		json sig = {{"number", a.signal},
+			    {"name", signal_name(a.signal)},
 			    {"code", a.signal_code}};
 		if (a.has_fault_addr)
 			sig["fault_address"] = addr(a.fault_addr);
@@ -72,7 +73,8 @@ nlohmann::json analysis_json(const Analysis &a)
 	for (auto &vm : a.vms) {
 		json coroutines = json::array();
 		for (auto &co : vm.coroutines) {
-			json c = {{"L", addr(co.L)}, {"status", co.status},
+			json c = {{"L", addr(co.L)},
+				  {"status", co.status},
 				  {"stack", lua_stack_json(co.stack)}};
 			if (co.resumed)
 				c["resumed"] = addr(co.resumed);
@@ -101,7 +103,9 @@ nlohmann::json analysis_json(const Analysis &a)
 					  {"offset", f.offset},
 					  {"module", f.module},
 					  {"activation", f.activation}});
-		json j = {{"tid", t.tid}, {"crashed", t.crashed}, {"signal", t.signal},
+		json j = {{"tid", t.tid},
+			  {"crashed", t.crashed},
+			  {"signal", t.signal},
 			  {"frames", frames}};
 		if (t.vm_frame) {
 			j["lua_below_frame"] = *t.vm_frame;

@@ -107,7 +107,8 @@ void vm_header(std::ostream &out, const VmResult &vm)
 	out << "\n  state: " << vm.vmstate_text << ", GC heap " << vm.gc_total
 	    << " bytes, current coroutine " << hex_address(vm.stack.L) << "\n";
 	if (!vm.coroutines.empty()) {
-		out << "  coroutines: " << coroutine_counts(vm) << " (`ljcore bt --all` shows each)\n";
+		out << "  coroutines: " << coroutine_counts(vm)
+		    << " (`ljcore bt --all` shows each)\n";
 		std::string chain = resume_chain(vm);
 		if (chain.find(" -> ") != std::string::npos)
 			out << "  resume chain: " << chain << "\n";
@@ -120,8 +121,8 @@ void vm_header(std::ostream &out, const VmResult &vm)
 
 void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
-	out << "process " << a.pid << " (" << (a.process_args.empty() ? a.process_name : a.process_args)
-	    << "), ";
+	out << "process " << a.pid << " ("
+	    << (a.process_args.empty() ? a.process_name : a.process_args) << "), ";
 	if (a.live) {
 		out << "live, stopped for " << a.paused_us / 1000.0 << " ms";
 	} else if (a.signal) {

@@ -10,6 +10,8 @@
 
 #include "types.h"
 
+/* One entry per line, in the order of lj_bc.h and lj_obj.h. */
+/* clang-format off */
 /* Mode of operand A (BCMode in lj_bc.h; only the ones we test are named). */
 enum lj_bc_amode {
 	LJ_BCM_NONE,
@@ -178,11 +180,12 @@ static const struct lj_bcdef lj_bcdefs[] = {
 	{"FUNCC", LJ_BCM_RBASE, LJ_MM_NONE},
 	{"FUNCCW", LJ_BCM_RBASE, LJ_MM_NONE},
 };
+/* clang-format on */
 
 #define LJ_BC_COUNT (sizeof(lj_bcdefs) / sizeof(lj_bcdefs[0]))
 
 /* Instruction fields (lj_bc.h): op:8 a:8 c:8 b:8, or op:8 a:8 d:16. */
-#define LJ_BC_OP(i) ((i) & 0xff)
+#define LJ_BC_OP(i) ((i)&0xff)
 #define LJ_BC_A(i) (((i) >> 8) & 0xff)
 #define LJ_BC_B(i) ((i) >> 24)
 #define LJ_BC_C(i) (((i) >> 16) & 0xff)

@@ -32,7 +32,7 @@ struct lj_layout {
 	u16 L_stacksize;
 
 	/* global_State */
-	u16 g_strempty;  /* embedded GCstr of length 0 */
+	u16 g_strempty; /* embedded GCstr of length 0 */
 	u16 g_vmstate;
 	u16 g_mainthref;
 	u16 g_cur_L;

@@ -12,6 +12,8 @@
 
 #include "layout.h"
 
+/* Offsets grouped by the structure they belong to. */
+/* clang-format off */
 /* Fields that do not move between the two 2.1 forks on x86_64 GC64. */
 #define LJ_LAYOUT_GC64_COMMON                                              \
 	.gc64 = 1, .fr2 = 1, .ptrsize = 8,                                 \
@@ -123,5 +125,6 @@ static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
 	.gg_dispatch = 0xce0,
 	LJ_CFRAME_X64_GC32,
 };
+/* clang-format on */
 
 #endif

@@ -109,8 +109,7 @@ LJ_INLINE int lj_rd32(void *ctx, struct lj_walk *w, u64 addr, u32 *out)
 }
 
 /* A GCRef or MRef field: 64 or 32 bits depending on the build. */
-LJ_INLINE int lj_rdref(void *ctx, const struct lj_layout *ly,
-		       struct lj_walk *w, u64 addr, u64 *out)
+LJ_INLINE int lj_rdref(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 addr, u64 *out)
 {
 	u32 v32;
 	if (ly->ptrsize == 8)
@@ -122,8 +121,8 @@ LJ_INLINE int lj_rdref(void *ctx, const struct lj_layout *ly,
 }
 
 /* frame_ftsz(): the frame link, sign-extended. */
-LJ_INLINE int lj_frame_ftsz(void *ctx, const struct lj_layout *ly,
-			    struct lj_walk *w, u64 frame, s64 *ftsz)
+LJ_INLINE int lj_frame_ftsz(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 frame,
+			    s64 *ftsz)
 {
 	u64 v64;
 	u32 v32;
@@ -140,8 +139,8 @@ LJ_INLINE int lj_frame_ftsz(void *ctx, const struct lj_layout *ly,
 }
 
 /* frame_gc(): the function (or thread, for dummy frames) of a frame. */
-LJ_INLINE int lj_frame_gc(void *ctx, const struct lj_layout *ly,
-			  struct lj_walk *w, u64 frame, u64 *gc)
+LJ_INLINE int lj_frame_gc(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 frame,
+			  u64 *gc)
 {
 	u64 v64;
 	u32 v32;
@@ -164,8 +163,8 @@ LJ_INLINE u64 lj_ftsz_pc(const struct lj_layout *ly, s64 ftsz)
 }
 
 /* frame_prevl(): below a Lua frame by the A operand of the call. */
-LJ_INLINE int lj_frame_prevl(void *ctx, const struct lj_layout *ly,
-			     struct lj_walk *w, u64 frame, s64 ftsz, u64 *prev)
+LJ_INLINE int lj_frame_prevl(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 frame,
+			     s64 ftsz, u64 *prev)
 {
 	u32 ins;
 	if (lj_rd32(ctx, w, lj_ftsz_pc(ly, ftsz) - 4, &ins) != 0)
@@ -175,8 +174,8 @@ LJ_INLINE int lj_frame_prevl(void *ctx, const struct lj_layout *ly,
 }
 
 /* frame_prev(): one frame down, whatever its link type. */
-LJ_INLINE int lj_frame_prev(void *ctx, const struct lj_layout *ly,
-			    struct lj_walk *w, u64 frame, s64 ftsz, u64 *prev)
+LJ_INLINE int lj_frame_prev(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 frame,
+			    s64 ftsz, u64 *prev)
 {
 	if ((ftsz & LJ_FRAME_TYPE) == LJ_FRAME_LUA)
 		return lj_frame_prevl(ctx, ly, w, frame, ftsz, prev);
@@ -185,15 +184,15 @@ LJ_INLINE int lj_frame_prev(void *ctx, const struct lj_layout *ly,
 }
 
 /* cframe_pc(cf) */
-LJ_INLINE int lj_cframe_pc(void *ctx, const struct lj_layout *ly,
-			   struct lj_walk *w, u64 cf, u64 *pc)
+LJ_INLINE int lj_cframe_pc(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 cf,
+			   u64 *pc)
 {
 	return lj_rdref(ctx, ly, w, cf + ly->cf_pc, pc);
 }
 
 /* cframe_raw(cframe_prev(cf)) */
-LJ_INLINE int lj_cframe_prev(void *ctx, const struct lj_layout *ly,
-			     struct lj_walk *w, u64 cf, u64 *prev)
+LJ_INLINE int lj_cframe_prev(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 cf,
+			     u64 *prev)
 {
 	u64 v;
 	if (lj_rd64(ctx, w, cf + ly->cf_prev, &v) != 0)
@@ -207,8 +206,8 @@ LJ_INLINE int lj_cframe_prev(void *ctx, const struct lj_layout *ly,
  * the C frame (cframe) that called into the VM: follow the C-frame chain
  * down to the one that covers nextframe (debug_framepc() in lj_debug.c).
  */
-LJ_INLINE int lj_walk_cframe_pc(void *ctx, const struct lj_layout *ly,
-				struct lj_walk *w, u64 nextframe, u64 *pc)
+LJ_INLINE int lj_walk_cframe_pc(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
+				u64 nextframe, u64 *pc)
 {
 	u64 cf = w->cframe;
 	u64 f = w->base - 8;
@@ -245,14 +244,11 @@ LJ_INLINE int lj_walk_cframe_pc(void *ctx, const struct lj_layout *ly,
 			int owns_cframe = (ftsz & LJ_FRAME_TYPE) == LJ_FRAME_C;
 			if (!owns_cframe) {
 				u64 contv;
-				if (lj_rd64(ctx, w, f - 8 * (ly->fr2 ? 3 : 1),
-					    &contv) != 0)
+				if (lj_rd64(ctx, w, f - 8 * (ly->fr2 ? 3 : 1), &contv) != 0)
 					return -1;
-				owns_cframe =
-					(ly->fr2 ? contv : (u32)contv) == 1;
+				owns_cframe = (ly->fr2 ? contv : (u32)contv) == 1;
 			}
-			if (owns_cframe &&
-			    lj_cframe_prev(ctx, ly, w, cf, &cf) != 0)
+			if (owns_cframe && lj_cframe_prev(ctx, ly, w, cf, &cf) != 0)
 				return -1;
 		}
 		if (lj_frame_prev(ctx, ly, w, f, ftsz, &f) != 0)
@@ -262,9 +258,8 @@ LJ_INLINE int lj_walk_cframe_pc(void *ctx, const struct lj_layout *ly,
 }
 
 /* debug_framepc() up to the raw instruction pointer; 0 means NO_BCPOS. */
-LJ_INLINE int lj_walk_framepc(void *ctx, const struct lj_layout *ly,
-			      struct lj_walk *w, u64 func, u64 nextframe,
-			      u64 *pc)
+LJ_INLINE int lj_walk_framepc(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 func,
+			      u64 nextframe, u64 *pc)
 {
 	u8 ffid;
 	s64 ftsz;
@@ -317,8 +312,8 @@ LJ_INLINE int lj_walk_framepc(void *ctx, const struct lj_layout *ly,
  * the pc of a Lua function on top (both from VM registers when the crash
  * is in the interpreter itself); pass 0 to use what L says.
  */
-LJ_INLINE int lj_walk_init(void *ctx, const struct lj_layout *ly,
-			   struct lj_walk *w, u64 L, u64 base, u64 top_pc)
+LJ_INLINE int lj_walk_init(void *ctx, const struct lj_layout *ly, struct lj_walk *w, u64 L,
+			   u64 base, u64 top_pc)
 {
 	w->L = L;
 	w->level = 0;
@@ -343,8 +338,8 @@ LJ_INLINE int lj_walk_init(void *ctx, const struct lj_layout *ly,
  * Visit the next frame. Returns LJ_WALK_OK with *out filled, LJ_WALK_END at
  * the bottom, or a negative lj_walk_status; w->status keeps the result.
  */
-LJ_INLINE int lj_walk_next(void *ctx, const struct lj_layout *ly,
-			   struct lj_walk *w, struct lj_frame *out)
+LJ_INLINE int lj_walk_next(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
+			   struct lj_frame *out)
 {
 	u64 frame, gc, prev, real;
 	s64 ftsz, realftsz;
@@ -406,8 +401,7 @@ LJ_INLINE int lj_walk_next(void *ctx, const struct lj_layout *ly,
 				return w->status;
 			}
 			if (lj_frame_ftsz(ctx, ly, w, real, &realftsz) != 0 ||
-			    lj_frame_prev(ctx, ly, w, real, realftsz,
-					  &prev) != 0)
+			    lj_frame_prev(ctx, ly, w, real, realftsz, &prev) != 0)
 				return w->status;
 			if (prev >= real) {
 				w->bad_addr = real;

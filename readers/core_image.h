@@ -24,8 +24,8 @@ public:
 private:
 	CoreImage() = default;
 	std::byte *data_ = nullptr;
-	size_t size_ = 0;     // bytes of the core
-	size_t mapped_ = 0;   // bytes of the mapping that holds them
+	size_t size_ = 0;   // bytes of the core
+	size_t mapped_ = 0; // bytes of the mapping that holds them
 	bool decompressed_ = false;
 };
 

@@ -81,7 +81,8 @@ Expected<void> write_core(const std::string &path, const CoreContents &c, bool c
 	}
 	if (compress) {
 		std::vector<std::byte> packed(ZSTD_compressBound(image.size()));
-		size_t n = ZSTD_compress(packed.data(), packed.size(), image.data(), image.size(), 19);
+		size_t n =
+			ZSTD_compress(packed.data(), packed.size(), image.data(), image.size(), 19);
 		if (ZSTD_isError(n))
 			return fail(std::string("zstd: ") + ZSTD_getErrorName(n));
 		packed.resize(n);

@@ -22,7 +22,7 @@ struct CorePiece {
 
 struct CoreContents {
 	Arch arch = Arch::x86_64;
-	std::vector<std::byte> notes; // encoded notes (see append_note)
+	std::vector<std::byte> notes;  // encoded notes (see append_note)
 	std::vector<CorePiece> memory; // sorted by vaddr, not overlapping
 };
 

@@ -29,10 +29,26 @@ constexpr size_t prpsinfo_fname = 40;
 constexpr size_t prpsinfo_psargs = 56;
 
 // user_regs_struct order on x86_64 -> DWARF register numbers.
-constexpr int x86_64_reg_to_dwarf[] = {
-	15, 14, 13, 12, 6 /* rbp */, 3 /* rbx */, 11, 10, 9, 8,
-	0 /* rax */, 2 /* rcx */, 1 /* rdx */, 4 /* rsi */, 5 /* rdi */,
-	-1 /* orig_rax */, 16 /* rip */, -1, -1, 7 /* rsp */};
+constexpr int x86_64_reg_to_dwarf[] = {15,
+				       14,
+				       13,
+				       12,
+				       6 /* rbp */,
+				       3 /* rbx */,
+				       11,
+				       10,
+				       9,
+				       8,
+				       0 /* rax */,
+				       2 /* rcx */,
+				       1 /* rdx */,
+				       4 /* rsi */,
+				       5 /* rdi */,
+				       -1 /* orig_rax */,
+				       16 /* rip */,
+				       -1,
+				       -1,
+				       7 /* rsp */};
 
 template <typename T> T load(const std::byte *p)
 {
@@ -55,8 +71,7 @@ ElfCore::~ElfCore()
 		elf_end(elf_);
 }
 
-Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
-						 FileLookup lookup)
+Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path, FileLookup lookup)
 {
 	std::unique_ptr<ElfCore> core(new ElfCore());
 	core->path_ = path;
@@ -68,8 +83,9 @@ Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path,
 		return fail(path + ": too small to be an ELF file");
 	elf_version(EV_CURRENT);
 	// libelf only reads the image; the cast is for its C prototype.
-	core->elf_ = elf_memory(reinterpret_cast<char *>(const_cast<std::byte *>(core->image_->data())),
-				core->image_->size());
+	core->elf_ =
+		elf_memory(reinterpret_cast<char *>(const_cast<std::byte *>(core->image_->data())),
+			   core->image_->size());
 	if (!core->elf_)
 		return fail(path + ": " + elf_errmsg(-1));
 	GElf_Ehdr eh;
@@ -121,7 +137,9 @@ void ElfCore::mappings_from_memory(const FileLookup &lookup)
 			execfn += char(c);
 		}
 	auto r = mappings_from_link_map(
-		[this](uint64_t addr, std::span<std::byte> out) { return read_core_only(addr, out); },
+		[this](uint64_t addr, std::span<std::byte> out) {
+			return read_core_only(addr, out);
+		},
 		auxv_value(AT_ENTRY).value_or(0), execfn, lookup);
 	file_mappings_ = std::move(r.mappings);
 	modules_ = std::move(r.modules);
@@ -170,8 +188,8 @@ Expected<void> ElfCore::load_notes()
 					    "(truncated core?)");
 			continue;
 		}
-		Elf_Data *data = elf_getdata_rawchunk(elf_, int64_t(ph.p_offset),
-						      ph.p_filesz, ELF_T_NHDR);
+		Elf_Data *data =
+			elf_getdata_rawchunk(elf_, int64_t(ph.p_offset), ph.p_filesz, ELF_T_NHDR);
 		if (!data)
 			return fail(std::string("notes: ") + elf_errmsg(-1));
 		any = true;
@@ -296,17 +314,15 @@ std::optional<uint64_t> ElfCore::auxv_value(uint64_t type) const
 
 const CoreSegment *ElfCore::segment_at(uint64_t addr) const
 {
-	auto it = std::upper_bound(
-		segments_.begin(), segments_.end(), addr,
-		[](uint64_t a, const CoreSegment &s) { return a < s.vaddr; });
+	auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
+				   [](uint64_t a, const CoreSegment &s) { return a < s.vaddr; });
 	if (it == segments_.begin())
 		return nullptr;
 	--it;
 	return addr - it->vaddr < it->memsz ? &*it : nullptr;
 }
 
-std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr,
-						      std::span<std::byte> out) const
+std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr, std::span<std::byte> out) const
 {
 	size_t done = 0;
 	while (done < out.size()) {
@@ -344,8 +360,7 @@ std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const
 	return {image_->data() + seg.offset, n};
 }
 
-std::expected<void, ReadMiss> ElfCore::read(uint64_t addr,
-					    std::span<std::byte> out) const
+std::expected<void, ReadMiss> ElfCore::read(uint64_t addr, std::span<std::byte> out) const
 {
 	size_t done = 0;
 	while (done < out.size()) {

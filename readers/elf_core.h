@@ -29,18 +29,15 @@ struct CoreSegment {
 
 class ElfCore final : public Target {
 public:
-	static Expected<std::unique_ptr<ElfCore>> open(const std::string &path,
-						       FileLookup lookup);
+	static Expected<std::unique_ptr<ElfCore>> open(const std::string &path, FileLookup lookup);
 	~ElfCore() override;
 	ElfCore(const ElfCore &) = delete;
 	ElfCore &operator=(const ElfCore &) = delete;
 
-	std::expected<void, ReadMiss>
-	read(uint64_t addr, std::span<std::byte> out) const override;
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override;
 
 	// Only what the core file itself holds, never served from disk.
-	std::expected<void, ReadMiss> read_core_only(uint64_t addr,
-						     std::span<std::byte> out) const;
+	std::expected<void, ReadMiss> read_core_only(uint64_t addr, std::span<std::byte> out) const;
 
 	// The bytes of a segment that the file holds (fewer than filesz when
 	// the core is truncated), for scans that look at every word.

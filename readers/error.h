@@ -11,10 +11,7 @@ struct Error {
 	std::string message;
 
 	// Prefix the message with what the caller was doing.
-	Error context(const std::string &what) const
-	{
-		return Error{what + ": " + message};
-	}
+	Error context(const std::string &what) const { return Error{what + ": " + message}; }
 };
 
 template <typename T> using Expected = std::expected<T, Error>;

@@ -107,8 +107,7 @@ LinkMapResult mappings_from_link_map(const CoreOnlyRead &read, uint64_t at_entry
 			if (lib.ok) {
 				add_segments(lib, l[0], name, r.mappings);
 				r.modules.push_back({name, l[0]});
-			}
-			else
+			} else
 				r.warnings.push_back(std::string("cannot read ") +
 						     disk_path(lookup, name, false));
 		}

@@ -15,7 +15,7 @@ namespace ljcore {
 using CoreOnlyRead = std::function<std::expected<void, ReadMiss>(uint64_t, std::span<std::byte>)>;
 
 struct LoadedModule {
-	std::string path; // as the process named it
+	std::string path;  // as the process named it
 	uint64_t bias = 0; // load bias: address = bias + p_vaddr
 };
 

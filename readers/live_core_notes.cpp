@@ -17,8 +17,7 @@ template <typename T> std::span<const std::byte> bytes_of(const T &v)
 	return std::as_bytes(std::span(&v, 1));
 }
 
-void append_prstatus(std::vector<std::byte> &notes, int32_t tid,
-		     const std::vector<std::byte> &regs)
+void append_prstatus(std::vector<std::byte> &notes, int32_t tid, const std::vector<std::byte> &regs)
 {
 	elf_prstatus st{};
 	st.pr_pid = tid;

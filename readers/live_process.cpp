@@ -18,8 +18,8 @@ namespace ljcore {
 namespace {
 
 // user_regs_struct order on x86_64 -> DWARF register numbers (as for cores).
-constexpr int x86_64_reg_to_dwarf[] = {
-	15, 14, 13, 12, 6, 3, 11, 10, 9, 8, 0, 2, 1, 4, 5, -1, 16, -1, -1, 7};
+constexpr int x86_64_reg_to_dwarf[] = {15, 14, 13, 12, 6, 3,  11, 10, 9,  8,
+				       0,  2,  1,  4,  5, -1, 16, -1, -1, 7};
 
 std::string read_text(const std::string &path)
 {
@@ -147,7 +147,8 @@ Expected<void> LiveProcess::stop_threads()
 		raw_regs_.emplace_back(raw.begin(), raw.end());
 	}
 	if (threads_.empty())
-		return fail("process " + std::to_string(process_.pid) + ": no thread could be stopped");
+		return fail("process " + std::to_string(process_.pid) +
+			    ": no thread could be stopped");
 	return {};
 }
 
@@ -174,8 +175,8 @@ std::expected<void, ReadMiss> LiveProcess::read(uint64_t addr, std::span<std::by
 {
 	size_t done = 0;
 	while (done < out.size()) {
-		ssize_t n = pread(mem_fd_, out.data() + done, out.size() - done,
-				  off_t(addr + done));
+		ssize_t n =
+			pread(mem_fd_, out.data() + done, out.size() - done, off_t(addr + done));
 		if (n <= 0)
 			return std::unexpected(ReadMiss{
 				addr + done, n == 0 ? "end of process memory"

@@ -28,8 +28,7 @@ public:
 	LiveProcess(const LiveProcess &) = delete;
 	LiveProcess &operator=(const LiveProcess &) = delete;
 
-	std::expected<void, ReadMiss> read(uint64_t addr,
-					   std::span<std::byte> out) const override;
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override;
 	Arch arch() const override { return Arch::x86_64; }
 	const ProcessInfo &process() const override { return process_; }
 	const std::optional<SignalInfo> &signal() const override { return signal_; }
@@ -54,7 +53,7 @@ private:
 	ProcessInfo process_;
 	std::optional<SignalInfo> signal_; // a live process has none
 	std::vector<ThreadInfo> threads_;
-	std::vector<int32_t> stopped_;     // tids we hold in ptrace-stop
+	std::vector<int32_t> stopped_; // tids we hold in ptrace-stop
 	std::vector<ProcMapping> mappings_;
 	std::vector<std::vector<std::byte>> raw_regs_;
 	std::vector<std::byte> auxv_;

@@ -37,10 +37,10 @@ struct MappedFiles::OpenFile {
 	}
 };
 
-MappedFiles::MappedFiles(std::vector<FileMapping> mappings, FileLookup lookup,
-			 std::string exe_path, CoreReader core_only)
-	: mappings_(std::move(mappings)), lookup_(std::move(lookup)),
-	  exe_path_(std::move(exe_path)), core_only_(std::move(core_only))
+MappedFiles::MappedFiles(std::vector<FileMapping> mappings, FileLookup lookup, std::string exe_path,
+			 CoreReader core_only)
+    : mappings_(std::move(mappings)), lookup_(std::move(lookup)), exe_path_(std::move(exe_path)),
+      core_only_(std::move(core_only))
 {
 	std::sort(mappings_.begin(), mappings_.end(),
 		  [](auto &a, auto &b) { return a.start < b.start; });
@@ -50,9 +50,8 @@ MappedFiles::~MappedFiles() = default;
 
 const FileMapping *MappedFiles::mapping_at(uint64_t addr) const
 {
-	auto it = std::upper_bound(
-		mappings_.begin(), mappings_.end(), addr,
-		[](uint64_t a, const FileMapping &m) { return a < m.start; });
+	auto it = std::upper_bound(mappings_.begin(), mappings_.end(), addr,
+				   [](uint64_t a, const FileMapping &m) { return a < m.start; });
 	if (it == mappings_.begin())
 		return nullptr;
 	--it;
@@ -148,9 +147,8 @@ const MappedFiles::OpenFile &MappedFiles::open(const std::string &core_path) con
 	std::optional<std::string> actual = file_build_id(fd);
 	if (expected && actual != expected) {
 		f.status.check = BuildIdCheck::mismatched;
-		f.status.detail = f.status.disk_path + ": build-id " +
-				  actual.value_or("none") + " differs from the core's " +
-				  *expected;
+		f.status.detail = f.status.disk_path + ": build-id " + actual.value_or("none") +
+				  " differs from the core's " + *expected;
 		close(fd);
 		return f;
 	}
@@ -166,8 +164,7 @@ const MappedFiles::OpenFile &MappedFiles::open(const std::string &core_path) con
 	return f;
 }
 
-std::expected<void, ReadMiss> MappedFiles::read(uint64_t addr,
-						std::span<std::byte> out) const
+std::expected<void, ReadMiss> MappedFiles::read(uint64_t addr, std::span<std::byte> out) const
 {
 	size_t done = 0;
 	while (done < out.size()) {
@@ -177,14 +174,14 @@ std::expected<void, ReadMiss> MappedFiles::read(uint64_t addr,
 			return std::unexpected(ReadMiss{at, "not mapped in the process"});
 		const OpenFile &f = open(m->path);
 		if (!f.image)
-			return std::unexpected(ReadMiss{
-				at, "not in the core, and its file is unusable (" +
-					    f.status.detail + ")"});
+			return std::unexpected(
+				ReadMiss{at, "not in the core, and its file is unusable (" +
+						     f.status.detail + ")"});
 		uint64_t file_off = m->file_offset + (at - m->start);
 		size_t n = std::min<uint64_t>(out.size() - done, m->end - at);
 		if (file_off >= f.size || n > f.size - file_off)
-			return std::unexpected(ReadMiss{
-				at, "past the end of " + f.status.disk_path});
+			return std::unexpected(
+				ReadMiss{at, "past the end of " + f.status.disk_path});
 		memcpy(out.data() + done, f.image + file_off, n);
 		done += n;
 	}

@@ -43,10 +43,10 @@ public:
 	// core_only reads memory the core itself holds (for the ELF headers
 	// and build-id notes of each mapping). exe_path is the main
 	// executable's path as recorded in the core, if known.
-	using CoreReader = std::function<std::expected<void, ReadMiss>(
-		uint64_t, std::span<std::byte>)>;
-	MappedFiles(std::vector<FileMapping> mappings, FileLookup lookup,
-		    std::string exe_path, CoreReader core_only);
+	using CoreReader =
+		std::function<std::expected<void, ReadMiss>(uint64_t, std::span<std::byte>)>;
+	MappedFiles(std::vector<FileMapping> mappings, FileLookup lookup, std::string exe_path,
+		    CoreReader core_only);
 	~MappedFiles();
 
 	const std::vector<FileMapping> &mappings() const { return mappings_; }
@@ -57,8 +57,7 @@ public:
 	std::string disk_path(const std::string &core_path) const;
 
 	// Serves [addr, addr+out.size()) from the file behind its mapping.
-	std::expected<void, ReadMiss> read(uint64_t addr,
-					   std::span<std::byte> out) const;
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const;
 
 	// What was found for every file opened so far.
 	std::vector<FileStatus> statuses() const;

@@ -20,11 +20,10 @@ public:
 	virtual ~Memory() = default;
 
 	// Fills all of out from addr on, or reports the first byte it could not.
-	virtual std::expected<void, ReadMiss>
-	read(uint64_t addr, std::span<std::byte> out) const = 0;
+	virtual std::expected<void, ReadMiss> read(uint64_t addr,
+						   std::span<std::byte> out) const = 0;
 
-	template <typename T>
-	std::expected<T, ReadMiss> read_value(uint64_t addr) const
+	template <typename T> std::expected<T, ReadMiss> read_value(uint64_t addr) const
 	{
 		T value{};
 		auto r = read(addr, std::as_writable_bytes(std::span(&value, 1)));

@@ -29,8 +29,8 @@ bool same_build_id(Dwfl_Module *mod, Elf *elf)
 
 // Open the file a module was mapped from, honouring --exe and --sysroot,
 // and accept it only when its build-id matches.
-int find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
-	     Dwarf_Addr base, char **file_name, Elf **elfp)
+int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+	     char **file_name, Elf **elfp)
 {
 	if (active_files && modname && modname[0] == '/') {
 		std::string path = active_files->disk_path(modname);
@@ -96,15 +96,14 @@ int on_frame(Dwfl_Frame *frame, void *arg)
 		f.offset = f.pc - sym->addr;
 		f.module = sym->module;
 	} else if (Dwfl_Module *mod = st->session->module_at(f.lookup_pc())) {
-		const char *name = dwfl_module_info(mod, nullptr, nullptr, nullptr,
-						    nullptr, nullptr, nullptr, nullptr);
+		const char *name = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
+						    nullptr, nullptr, nullptr);
 		f.module = name ? name : "";
 	}
 	st->stack->frames.push_back(std::move(f));
 	if (st->stack->frames.size() >= NativeSession::max_frames) {
-		st->stack->stop_reason = "stopped after " +
-					 std::to_string(NativeSession::max_frames) +
-					 " frames";
+		st->stack->stop_reason =
+			"stopped after " + std::to_string(NativeSession::max_frames) + " frames";
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
@@ -212,17 +211,16 @@ std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
 		return std::nullopt;
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr,
-						nullptr, nullptr);
+	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr, nullptr, nullptr);
 	if (!name)
 		return std::nullopt;
-	const char *modname = dwfl_module_info(mod, nullptr, nullptr, nullptr,
-					       nullptr, nullptr, nullptr, nullptr);
+	const char *modname = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr,
+					       nullptr, nullptr);
 	return SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
 }
 
 std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
-							 const std::string &hint) const
+							const std::string &hint) const
 {
 	struct Search {
 		const std::string &name, &hint;
@@ -230,11 +228,9 @@ std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
 	} search{name, hint, std::nullopt};
 	dwfl_getmodules(
 		dwfl_,
-		[](Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr,
-		   void *arg) -> int {
+		[](Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr, void *arg) -> int {
 			auto *s = static_cast<Search *>(arg);
-			if (!s->hint.empty() &&
-			    (!modname || !strstr(modname, s->hint.c_str())))
+			if (!s->hint.empty() && (!modname || !strstr(modname, s->hint.c_str())))
 				return DWARF_CB_OK;
 			int n = dwfl_module_getsymtab(mod);
 			for (int i = 1; i < n; i++) {
@@ -259,19 +255,18 @@ std::vector<ModuleInfo> NativeSession::modules() const
 	std::vector<ModuleInfo> out;
 	dwfl_getmodules(
 		dwfl_,
-		[](Dwfl_Module *mod, void **, const char *name, Dwarf_Addr,
-		   void *arg) -> int {
+		[](Dwfl_Module *mod, void **, const char *name, Dwarf_Addr, void *arg) -> int {
 			auto *v = static_cast<std::vector<ModuleInfo> *>(arg);
 			ModuleInfo m;
 			m.name = name ? name : "";
 			const char *file = nullptr;
-			dwfl_module_info(mod, nullptr, &m.low, &m.high, nullptr,
-					 nullptr, &file, nullptr);
+			dwfl_module_info(mod, nullptr, &m.low, &m.high, nullptr, nullptr, &file,
+					 nullptr);
 			GElf_Addr bias;
 			if (dwfl_module_getelf(mod, &bias)) {
 				const char *f = nullptr;
-				dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
-						 nullptr, &f, nullptr);
+				dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr,
+						 &f, nullptr);
 				m.file = f ? f : "";
 				m.has_symbols = dwfl_module_getsymtab(mod) > 0;
 			}

@@ -11,8 +11,8 @@
 #include <elfutils/libdwfl.h>
 
 #include "readers/elf_core.h"
-#include "readers/live_process.h"
 #include "readers/error.h"
+#include "readers/live_process.h"
 
 namespace ljcore {
 

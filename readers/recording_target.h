@@ -14,11 +14,11 @@ public:
 
 	explicit RecordingTarget(const Target &inner) : inner_(inner) {}
 
-	std::expected<void, ReadMiss> read(uint64_t addr,
-					   std::span<std::byte> out) const override
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override
 	{
 		if (!out.empty())
-			for (uint64_t p = addr / page_size; p <= (addr + out.size() - 1) / page_size; p++)
+			for (uint64_t p = addr / page_size;
+			     p <= (addr + out.size() - 1) / page_size; p++)
 				pages_.insert(p);
 		return inner_.read(addr, out);
 	}

@@ -5,9 +5,10 @@
  * verifier, which proves the walker stays in the BPF-safe subset.
  */
 #include <linux/bpf.h>
+/* after linux/bpf.h, which defines the types it uses */
 #include <bpf/bpf_helpers.h>
 
-#define LJ_READ(ctx, dst, addr, size) \
+#define LJ_READ(ctx, dst, addr, size)                                                              \
 	bpf_probe_read_user((dst), (__u32)(size), (const void *)(unsigned long)(addr))
 /* Tighter bounds keep the verifier's path count small. */
 #define LJ_WALK_MAX_CFRAMES 4

@@ -32,12 +32,12 @@ static void print_initializer(const lj_layout &l)
 	       ".pt_firstline = %u, .pt_numline = %u, .pt_lineinfo = %u, .pt_uvinfo = %u, "
 	       ".pt_varinfo = %u,\n",
 	       l.pt_size, l.pt_numparams, l.pt_framesize, l.pt_sizebc, l.pt_k, l.pt_sizekgc,
-	       l.pt_sizeuv, l.pt_flags, l.pt_chunkname, l.pt_firstline, l.pt_numline,
-	       l.pt_lineinfo, l.pt_uvinfo, l.pt_varinfo);
-	printf("\t.str_len = %u, .str_size = %u, .gg_g = 0x%x, .gg_dispatch = 0x%x,\n",
-	       l.str_len, l.str_size, l.gg_g, l.gg_dispatch);
-	printf("\t.cf_nres = %u, .cf_prev = %u, .cf_l = %u, .cf_pc = %u,\n", l.cf_nres,
-	       l.cf_prev, l.cf_l, l.cf_pc);
+	       l.pt_sizeuv, l.pt_flags, l.pt_chunkname, l.pt_firstline, l.pt_numline, l.pt_lineinfo,
+	       l.pt_uvinfo, l.pt_varinfo);
+	printf("\t.str_len = %u, .str_size = %u, .gg_g = 0x%x, .gg_dispatch = 0x%x,\n", l.str_len,
+	       l.str_size, l.gg_g, l.gg_dispatch);
+	printf("\t.cf_nres = %u, .cf_prev = %u, .cf_l = %u, .cf_pc = %u,\n", l.cf_nres, l.cf_prev,
+	       l.cf_l, l.cf_pc);
 }
 
 int main(int argc, char **argv)
@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	if (checked == 0) {
-		printf("skip: no LuaJIT debug build under %s (run tools/build-luajit.sh)\n", argv[1]);
+		printf("skip: no LuaJIT debug build under %s (run tools/build-luajit.sh)\n",
+		       argv[1]);
 		return 77;
 	}
 	return failed ? 1 : 0;

@@ -88,8 +88,8 @@ int main(int argc, char **argv)
 	std::mt19937_64 rng(20261122);
 	// One file per process: tests run in parallel, and a core that shrinks
 	// under a reader's mapping would fault it (SIGBUS), not test it.
-	std::string path = std::string(P_tmpdir) + "/ljcore-mutated-" +
-			   std::to_string(getpid()) + ".core";
+	std::string path =
+		std::string(P_tmpdir) + "/ljcore-mutated-" + std::to_string(getpid()) + ".core";
 	int errors = 0, partial = 0, same = 0, changed = 0;
 	for (int i = 0; i < iterations; i++) {
 		std::string bytes = original;

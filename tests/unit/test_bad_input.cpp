@@ -57,13 +57,13 @@ TEST_CASE("a core cut inside its program headers is refused, not misread")
 	std::string ehdr(64, '\0');
 	const unsigned char ident[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
 	ehdr.replace(0, sizeof ident, reinterpret_cast<const char *>(ident), sizeof ident);
-	ehdr[16] = 4;    // e_type = ET_CORE
-	ehdr[18] = 62;   // e_machine = EM_X86_64
-	ehdr[20] = 1;    // e_version
-	ehdr[32] = 64;   // e_phoff
-	ehdr[52] = 64;   // e_ehsize
-	ehdr[54] = 56;   // e_phentsize
-	ehdr[56] = 100;  // e_phnum, none of them present
+	ehdr[16] = 4;   // e_type = ET_CORE
+	ehdr[18] = 62;  // e_machine = EM_X86_64
+	ehdr[20] = 1;   // e_version
+	ehdr[32] = 64;  // e_phoff
+	ehdr[52] = 64;  // e_ehsize
+	ehdr[54] = 56;  // e_phentsize
+	ehdr[56] = 100; // e_phnum, none of them present
 	std::string msg = analyze_error(write_temp("cut", ehdr));
 	CHECK(msg.find("program header") != std::string::npos);
 }
