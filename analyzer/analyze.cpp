@@ -10,6 +10,7 @@
 #include "analyzer/dwarf_layout.h"
 #define HAVE_DL 1
 #endif
+#include "analyzer/lua_runs.h"
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
 #include "analyzer/vm_locator.h"
@@ -223,6 +224,20 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;
 			a.threads[*c.thread].vm_index = index;
+		}
+		// The running coroutine and those waiting in coroutine.resume
+		// for it: their Lua frames interleave with native ones.
+		std::vector<const LuaStack *> active{&v.stack};
+		for (auto &co : v.coroutines)
+			if (co.status == "normal")
+				active.push_back(&co.stack);
+		for (const LuaStack *s : active) {
+			FrameCframes cframes = frame_cframes(mem, *s);
+			if (!cframes.problem.empty())
+				a.problems.push_back("Lua stack of " + luajit_pointer(s->L) + ": " +
+						     cframes.problem);
+			place_lua_runs(a.threads, stacks, target.arch(), index, *s, cframes,
+				       c.thread);
 		}
 		a.vms.push_back(std::move(v));
 	}

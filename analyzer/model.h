@@ -53,6 +53,18 @@ struct NativeFrameInfo {
 	bool activation = false;
 };
 
+// Lua frames of one coroutine that one entry into the VM runs (lua_call,
+// lua_pcall, lua_cpcall, coroutine.resume): they belong right below the
+// native frame of that entry, whose stack pointer is the C frame.
+struct LuaRun {
+	size_t vm = 0;                      // into Analysis::vms
+	uint64_t L = 0;                     // the coroutine whose stack holds them
+	uint64_t cframe = 0;                // the VM entry's C frame (L->cframe chain)
+	uint32_t first_level = 0;           // levels [first_level, first_level + count)
+	uint32_t count = 0;                 //   of that coroutine's stack
+	std::optional<size_t> native_frame; // the VM entry's native frame, if found
+};
+
 struct ThreadResult {
 	int32_t tid = 0;
 	bool crashed = false;
@@ -62,6 +74,10 @@ struct ThreadResult {
 	// The native frame below which the VM's Lua frames run, if any.
 	std::optional<size_t> vm_frame;
 	std::optional<size_t> vm_index; // into Analysis::vms
+	// The Lua frames of VMs this thread runs, innermost first, each run
+	// at its native frame; empty when no C frame could be matched (then
+	// the whole stack hangs under vm_frame).
+	std::vector<LuaRun> lua_runs;
 };
 
 struct VmResult {
@@ -79,6 +95,18 @@ struct VmResult {
 	// Every coroutine, main thread first (filled for bt --all).
 	std::vector<Coroutine> coroutines;
 	uint64_t gc_objects = 0; // objects on the GC list when it was walked
+
+	// The walked stack of coroutine L (the current one or any listed), or
+	// nullptr.
+	const LuaStack *stack_of(uint64_t L) const
+	{
+		if (stack.L == L)
+			return &stack;
+		for (auto &co : coroutines)
+			if (co.L == L)
+				return &co.stack;
+		return nullptr;
+	}
 };
 
 struct Analysis {

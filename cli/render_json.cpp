@@ -103,10 +103,22 @@ nlohmann::json analysis_json(const Analysis &a)
 					  {"offset", f.offset},
 					  {"module", f.module},
 					  {"activation", f.activation}});
+		json runs = json::array();
+		for (auto &run : t.lua_runs) {
+			json r = {{"vm", run.vm},
+				  {"L", addr(run.L)},
+				  {"cframe", addr(run.cframe)},
+				  {"first_level", run.first_level},
+				  {"count", run.count}};
+			if (run.native_frame)
+				r["native_frame"] = *run.native_frame;
+			runs.push_back(std::move(r));
+		}
 		json j = {{"tid", t.tid},
 			  {"crashed", t.crashed},
 			  {"signal", t.signal},
-			  {"frames", frames}};
+			  {"frames", frames},
+			  {"lua_runs", runs}};
 		if (t.vm_frame) {
 			j["lua_below_frame"] = *t.vm_frame;
 			j["vm"] = *t.vm_index;

@@ -62,6 +62,36 @@ void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
 		out << indent << "(stack incomplete: " << s.stop_reason << ")\n";
 }
 
+bool has_runs_of(const ThreadResult &t, size_t vm)
+{
+	for (auto &run : t.lua_runs)
+		if (run.vm == vm)
+			return true;
+	return false;
+}
+
+// The frames of one run, under the native frame of its VM entry; a
+// coroutine other than the current one says which it is.
+void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
+{
+	const LuaStack *s = vm.stack_of(run.L);
+	if (!s)
+		return;
+	if (run.L != vm.stack.L)
+		out << "        (coroutine " << hex_address(run.L) << ")\n";
+	for (auto &f : s->frames) {
+		if (f.level < run.first_level || f.level >= run.first_level + run.count)
+			continue;
+		out << "        " << lua_frame_text(f);
+		if (!f.problem.empty())
+			out << "  (" << f.problem << ")";
+		out << "\n";
+	}
+	bool last = !s->frames.empty() && s->frames.back().level < run.first_level + run.count;
+	if (last && !s->complete)
+		out << "        (stack incomplete: " << s->stop_reason << ")\n";
+}
+
 // "main 0x.. -> 0x.. -> 0x.. (running)": who resumed whom, from the main
 // thread to the running coroutine.
 std::string resume_chain(const VmResult &vm)
@@ -159,17 +189,27 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 			if (!f.module.empty())
 				out << "  " << f.module;
 			out << "\n";
-			if (t.vm_frame == i && t.vm_index)
+			for (auto &run : t.lua_runs)
+				if (run.native_frame == i)
+					lua_run_frames(out, a.vms[run.vm], run);
+			if (t.vm_frame == i && t.vm_index && !has_runs_of(t, *t.vm_index))
 				lua_frames(out, a.vms[*t.vm_index].stack, "        ");
 		}
 		if (!t.stop_reason.empty())
 			out << "  (unwinding stopped: " << t.stop_reason << ")\n";
+		for (auto &run : t.lua_runs) {
+			if (run.native_frame)
+				continue;
+			out << "  Lua frames of C frame " << hex_address(run.cframe)
+			    << ", which no native frame has as its stack pointer:\n";
+			lua_run_frames(out, a.vms[run.vm], run);
+		}
 	}
 	// VMs no native frame leads to still show their Lua stack.
 	for (size_t v = 0; v < a.vms.size(); v++) {
 		bool shown = false;
 		for (auto &t : a.threads)
-			shown |= o.native && t.vm_index == v;
+			shown |= o.native && (t.vm_index == v || has_runs_of(t, v));
 		if (!shown) {
 			out << "\nLua stack of VM " << hex_address(a.vms[v].global_state) << "\n";
 			lua_frames(out, a.vms[v].stack, "  ");

@@ -1,0 +1,34 @@
+// Mixed native and Lua stacks: which entry into the VM runs which Lua
+// frames, and which native frame that entry is.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/model.h"
+#include "readers/native_stack.h"
+
+namespace ljcore {
+
+// For each frame of a walked stack, the C frame (cframe) of the VM entry
+// that runs it, 0 where the chain could not follow. Also says why it
+// stopped early, if it did.
+struct FrameCframes {
+	std::vector<uint64_t> cframe; // one per stack frame
+	std::string problem;
+};
+FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack);
+
+// Groups the frames into runs of one C frame each and places every run at
+// the native frame whose stack pointer is that C frame (the interpreter
+// keeps its stack pointer there, vm_x64.dasc/vm_arm64.dasc): no symbol is
+// needed, so stripped binaries work. Placed runs go to their thread; runs
+// no native frame matches go to home_thread (if any) unplaced, unless none
+// at all was placed, in which case nothing is added.
+void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<NativeStack> &stacks,
+		    Arch arch, size_t vm, const LuaStack &stack, const FrameCframes &cframes,
+		    std::optional<size_t> home_thread);
+
+} // namespace ljcore
