@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Checks where ljcore places the Lua frames among the native ones (mixed stacks).
+# Usage: tests/oracle/mixed_compare.sh LJCORE CORE EXE [SYMBOLS]
+#   CORE, EXE: as made by tools/make-cores.sh; SYMBOLS: a binary with the same code as EXE
+#   and a symbol table (the debug twin of a stripped variant), used only to name addresses.
+# compare.sh already checks the Lua frames against LuaJIT's debug.traceback; this checks, on
+# the crashed thread, that
+#   - every Lua frame of the running coroutine is in exactly one run, levels in order, and
+#     every run sits at a native frame, innermost run at the innermost such frame, and a
+#     frame called from C ends its run;
+#   - a run whose top frame is a C function (called through lj_BC_FUNCC; not one of the fast
+#     functions written in the interpreter's assembler) sits right below the native frame of
+#     that very function: the frame above the run's native
+#     frame lies in the function whose entry is the C function's address.
+# ljcore places runs by stack pointer, never by name; names only serve the check.
+# Exit: 0 ok, 1 mismatch, 2 usage, 77 skip.
+set -euo pipefail
+
+if (($# < 3 || $# > 4)); then
+  echo "usage: $0 LJCORE CORE EXE [SYMBOLS]" >&2
+  exit 2
+fi
+ljcore=$1 core=$2 exe=$3 symbols=${4:-}
+
+skip_file=$(dirname "$core")/skip-reason
+if [[ ! -e $core && -f $skip_file ]]; then
+  sed 's/^/skip: /' "$skip_file"
+  exit 77
+fi
+for f in "$core" "$exe"; do
+  if [[ ! -e $f ]]; then
+    echo "skip: $f does not exist (run tools/make-cores.sh)"
+    exit 77
+  fi
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmd=("$ljcore" analyze --json --exe "$exe" "$core")
+sysroot_file=$(dirname "$core")/sysroot
+[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+rc=0
+"${cmd[@]}" >"$tmp/analysis.json" 2>"$tmp/stderr" || rc=$?
+if ((rc != 0)); then
+  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
+  cat "$tmp/stderr"
+  exit 1
+fi
+# Function symbols (address, size, name) of the code, when some binary has them.
+[[ -z $symbols ]] && symbols=$exe
+nm --defined-only -S "$symbols" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/' >"$tmp/symbols" || true
+
+python3 - "$tmp/analysis.json" "$tmp/symbols" <<'EOF'
+import bisect, json, sys
+
+doc = json.load(open(sys.argv[1]))
+syms = []
+for line in open(sys.argv[2]):
+    addr, size, _, name = line.split()
+    syms.append((int(addr, 16), int(size, 16), name))
+syms.sort()
+starts = [s[0] for s in syms]
+errors = []
+
+vm = doc["vms"][0]
+frames = vm["stack"]["frames"]
+thread = next((t for t in doc["threads"] if t["crashed"]), doc["threads"][0])
+runs = [r for r in thread["lua_runs"] if r["vm"] == 0 and r["L"] == vm["stack"]["L"]]
+if not runs:
+    sys.exit("FAIL: no Lua run placed on the crashed thread")
+
+levels = [lvl for r in runs for lvl in range(r["first_level"], r["first_level"] + r["count"])]
+if levels != [f["level"] for f in frames]:
+    errors.append(f"runs cover levels {levels}, the stack has {[f['level'] for f in frames]}")
+# A frame called from C (lua_call, lua_pcall: link type C or CP, lj_frame.h) is the first
+# frame of its VM entry, so the last of its run.
+run_ends = {r["first_level"] + r["count"] - 1 for r in runs}
+for f in frames:
+    if f["frame_type"] & 3 == 1 and f["level"] not in run_ends:
+        errors.append(f"level {f['level']} was called from C but does not end a run")
+placed = [r.get("native_frame") for r in runs]
+if None in placed or placed != sorted(set(placed)):
+    errors.append(f"runs sit at native frames {placed}: want all placed, innermost first")
+
+# Module bias of the executable: a frame the core's own symbols named, looked up in SYMBOLS.
+natives = thread["frames"]
+bias = None
+by_name = {s[2]: s[0] for s in syms}
+for f in natives:
+    name = f["function"].split("@@")[0]
+    if f["module"] == "exe" and name in by_name:
+        bias = int(f["pc"], 16) - f["offset"] - by_name[name]
+        break
+
+def function_of(addr):
+    """(entry, name) of the symbol covering a runtime address, or None."""
+    i = bisect.bisect_right(starts, addr - bias) - 1
+    if i < 0 or addr - bias >= syms[i][0] + max(syms[i][1], 1):
+        return None
+    return syms[i][0] + bias, syms[i][2]
+
+checked = 0
+by_level = {f["level"]: f for f in frames}
+for r in runs:
+    top = by_level[r["first_level"]]
+    if top["what"] != "C" or "c_function" not in top or r.get("native_frame") is None:
+        continue
+    if r["native_frame"] == 0:
+        errors.append(f"C function at level {top['level']} has no native frame above its run")
+        continue
+    above = natives[r["native_frame"] - 1]
+    if bias is None:
+        print(f"note: no symbols for {above['module']}: level {top['level']} unchecked")
+        continue
+    c_function = int(top["c_function"], 16)
+    pc = int(above["pc"], 16) - (0 if above["activation"] else 1)
+    want, got = function_of(c_function), function_of(pc)
+    if want and want[1].startswith("lj_ffh_"):
+        continue  # a fast function in the interpreter's code: no native frame of its own
+    if want is None or want[0] != c_function or got != want:
+        errors.append(f"level {top['level']} [C] function {top['c_function']} ({want}) runs "
+                      f"under native frame #{r['native_frame']}, but the frame above it is in {got}")
+    checked += 1
+
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+print(f"ok: {len(frames)} Lua frames in {len(runs)} runs at native frames {placed}, "
+      f"{checked} C function(s) right above their run")
+EOF
