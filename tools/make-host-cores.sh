@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds the C hosts of testdata/hosts/ against each LuaJIT variant's static library and
+# crashes them into cores, like tools/make-cores.sh does for scripts.
+# Usage: tools/make-host-cores.sh [VARIANT...]   (default: the source-built variants of
+#        tools/variants.txt; Debian's binary packages ship no libluajit.a to link)
+# Output: build/hosts/<variant>/two_vms (the host, stripped for -stripped variants), and build/cores/<variant>/two_vms/:
+#   core.kernel, core.gcore         the cores (kernel: ulimit -c; gcore: gdb at the signal)
+#   oracle.<kind>.txt               debug.traceback("", 1) of the crashing VM (main thread)
+#   parked.<kind>.txt               the same, of the VM parked in the worker thread
+#   exe                             symlink to the host; sysroot for aarch64 (qemu) cores
+# Cached: outputs newer than the sources and the library are kept.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+variants=("$@")
+((${#variants[@]})) ||
+  mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt" | grep -v '^distro-')
+"$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
+hosts=$root/testdata/hosts
+sources=("$hosts/two_vms.c" "$hosts/parked.lua" "$hosts/crash.lua")
+
+core_pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null || echo '?')
+kernel_ok=1
+[[ $core_pattern == '|'* || $core_pattern == */* ]] && kernel_ok=0
+
+newer() { # OUT: OUT exists and is newer than every source, the library and (if built) the host
+  local s
+  [[ -s $1 ]] || return 1
+  for s in "${sources[@]}" "$lib"; do [[ $1 -nt $s ]] || return 1; done
+  [[ $1 == "$exe" || $1 -nt $exe ]]
+}
+
+failed=0
+for v in "${variants[@]}"; do
+  src=$root/build/luajit/$v/src
+  lib=$src/libluajit.a
+  [[ -f $lib ]] || { echo "$v: no $lib, skipped"; continue; }
+  cc=gcc runner=()
+  if [[ $v == *-arm64 ]]; then cc=aarch64-linux-gnu-gcc runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu); fi
+  exe=$root/build/hosts/$v/two_vms
+  mkdir -p "$(dirname "$exe")"
+  if ! newer "$exe"; then
+    # -rdynamic: the FFI resolves read/write/abort through the host's own symbols.
+    "$cc" -g -O1 -pthread -rdynamic -I"$src" -o "$exe" "$hosts/two_vms.c" "$lib" -lm -ldl
+    # A stripped variant's host is stripped too: no symtab, no DWARF (lj_* are hidden, so
+    # -rdynamic does not export them).
+    if [[ $v == *-stripped* ]]; then "${cc%gcc}strip" --strip-all "$exe"; fi
+  fi
+  dir=$root/build/cores/$v/two_vms
+  mkdir -p "$dir" && cd "$dir"
+  cp "$hosts/parked.lua" "$hosts/crash.lua" .
+  ln -sfn "$exe" exe
+  if ((${#runner[@]})); then echo /usr/aarch64-linux-gnu >sysroot; else rm -f sysroot; fi
+
+  if ((kernel_ok)) && ! { newer core.kernel && newer oracle.kernel.txt; }; then
+    rm -f core core.[0-9]* qemu_*.core core.kernel
+    rc=0
+    ( ulimit -c unlimited
+      ORACLE=oracle.kernel.txt ORACLE_PARKED=parked.kernel.txt timeout 60 "${runner[@]}" ./exe parked.lua crash.lua; exit $?
+    ) >run.kernel.log 2>&1 || rc=$?
+    found=
+    for c in core core.[0-9]* qemu_*.core; do [[ -f $c ]] && found=$c; done
+    if ((rc > 128)) && [[ -n $found ]]; then
+      mv "$found" core.kernel
+      rm -f core core.[0-9]* qemu_*.core
+      echo "$v/two_vms: kernel ok"
+    else
+      echo "$v/two_vms: kernel run gave rc=$rc and no core; see $dir/run.kernel.log" >&2
+      failed=1
+    fi
+  fi
+  if ((${#runner[@]} == 0)) && command -v gdb >/dev/null && ! { newer core.gcore && newer oracle.gcore.txt; }; then
+    rm -f core.gcore
+    ORACLE=oracle.gcore.txt ORACLE_PARKED=parked.gcore.txt DEBUGINFOD_URLS='' \
+      timeout -k 5 120 gdb -batch -nx -iex 'set debuginfod enabled off' -iex 'set startup-with-shell off' \
+        -ex run -ex 'gcore core.gcore' -ex kill --args ./exe parked.lua crash.lua >run.gcore.log 2>&1 || true
+    if [[ -s core.gcore ]]; then echo "$v/two_vms: gcore ok"; else
+      echo "$v/two_vms: gdb wrote no core; see $dir/run.gcore.log" >&2; failed=1; fi
+  fi
+  cd "$root"
+done
+exit $failed
