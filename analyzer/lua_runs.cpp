@@ -16,8 +16,8 @@ constexpr int64_t frame_lua = 0, frame_c = 1, frame_cont = 2;
 // cframe_raw(): the low bits of a C frame pointer are flags.
 constexpr uint64_t cframe_raw_mask = ~uint64_t(3);
 
-// Bounds: C frames skipped at one position, and the C frames an
-// ordinary stack nests (LUAI_MAXCCALLS is 200).
+// Bound on the C frames of lua_cpcall skipped at one position: nesting
+// deeper than LUAI_MAXCCALLS (200) C calls is an error in LuaJIT.
 constexpr int max_cframe_skips = 256;
 
 struct FrameLink {
@@ -183,17 +183,17 @@ void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<Native
 		return;
 	for (auto &p : runs) {
 		std::optional<size_t> t = p.thread ? p.thread : home_thread;
-		if (t)
-			threads[*t].lua_runs.push_back(p.run);
+		if (!t)
+			continue;
+		// Innermost first, by native frame; the unplaced ones last.
+		auto &list = threads[*t].lua_runs;
+		auto at = std::upper_bound(list.begin(), list.end(), p.run,
+					   [](const LuaRun &a, const LuaRun &b) {
+						   return a.native_frame.value_or(SIZE_MAX) <
+							  b.native_frame.value_or(SIZE_MAX);
+					   });
+		list.insert(at, p.run);
 	}
-	// Innermost first: by native frame, the unplaced ones last.
-	for (auto &t : threads)
-		std::stable_sort(t.lua_runs.begin(), t.lua_runs.end(),
-				 [](const LuaRun &a, const LuaRun &b) {
-					 size_t x = a.native_frame.value_or(SIZE_MAX);
-					 size_t y = b.native_frame.value_or(SIZE_MAX);
-					 return x < y;
-				 });
 }
 
 } // namespace ljcore
