@@ -225,12 +225,20 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			a.threads[*c.thread].vm_frame = *c.frame;
 			a.threads[*c.thread].vm_index = index;
 		}
-		// The running coroutine and those waiting in coroutine.resume
-		// for it: their Lua frames interleave with native ones.
+		// The running coroutine, those waiting in coroutine.resume for
+		// it, and any other state a VM entry on a native stack runs:
+		// their Lua frames interleave with native ones.
 		std::vector<const LuaStack *> active{&v.stack};
 		for (auto &co : v.coroutines)
 			if (co.status == "normal")
 				active.push_back(&co.stack);
+		std::vector<uint64_t> known;
+		for (const LuaStack *s : active)
+			known.push_back(s->L);
+		for (uint64_t L : entered_states(mem, c.g, stacks, target.arch(), known))
+			v.entered.push_back(walk_lua_stack(mem, WalkStart{L, 0, 0}, symbolize));
+		for (const LuaStack &s : v.entered)
+			active.push_back(&s);
 		for (const LuaStack *s : active) {
 			FrameCframes cframes = frame_cframes(mem, *s);
 			if (!cframes.problem.empty())

@@ -145,6 +145,46 @@ FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
 	return out;
 }
 
+std::vector<uint64_t> entered_states(const LuaMemory &mem, uint64_t g,
+				     const std::vector<NativeStack> &stacks, Arch arch,
+				     const std::vector<uint64_t> &known)
+{
+	const lj_layout &ly = mem.layout();
+	const int sp = sp_register(arch);
+	std::vector<uint64_t> found;
+	auto seen = [&](uint64_t L) {
+		return std::ranges::find(known, L) != known.end() ||
+		       std::ranges::find(found, L) != found.end();
+	};
+	// Is cf on the C-frame chain of L?
+	auto on_chain = [&](uint64_t L, uint64_t cf) {
+		auto head = mem.value<uint64_t>(L + ly.L_cframe);
+		uint64_t at = head ? *head & cframe_raw_mask : 0;
+		for (int i = 0; at && i < max_cframe_skips; i++) {
+			if (at == cf)
+				return true;
+			auto prev = mem.value<uint64_t>(at + ly.cf_prev);
+			at = prev ? *prev & cframe_raw_mask : 0;
+		}
+		return false;
+	};
+	for (const auto &stack : stacks) {
+		for (const auto &f : stack.frames) {
+			if (!f.has_reg(sp))
+				continue;
+			uint64_t cf = f.regs.dwarf[size_t(sp)];
+			auto L = mem.ref(cf + ly.cf_l);
+			if (!L || !*L || seen(*L))
+				continue;
+			auto gct = mem.gct(*L);
+			auto Lg = mem.ref(*L + ly.L_glref);
+			if (gct && *gct == LJ_TTHREAD && Lg && *Lg == g && on_chain(*L, cf))
+				found.push_back(*L);
+		}
+	}
+	return found;
+}
+
 void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<NativeStack> &stacks,
 		    Arch arch, size_t vm, const LuaStack &stack, const FrameCframes &cframes,
 		    std::optional<size_t> home_thread)

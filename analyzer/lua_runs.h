@@ -31,4 +31,13 @@ void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<Native
 		    Arch arch, size_t vm, const LuaStack &stack, const FrameCframes &cframes,
 		    std::optional<size_t> home_thread);
 
+// lua_States of the VM g, other than those in `known`, that a VM entry on
+// some native stack runs, innermost first: coroutines waiting in
+// coroutine.resume for the running one, or states a C host entered. A
+// native frame counts only when the lua_State its C frame names (CFRAME_L)
+// is a thread of g whose own C-frame chain holds that very C frame.
+std::vector<uint64_t> entered_states(const LuaMemory &mem, uint64_t g,
+				     const std::vector<NativeStack> &stacks, Arch arch,
+				     const std::vector<uint64_t> &known);
+
 } // namespace ljcore

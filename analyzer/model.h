@@ -94,6 +94,10 @@ struct VmResult {
 	LuaStack stack;           // of the current coroutine
 	// Every coroutine, main thread first (filled for bt --all).
 	std::vector<Coroutine> coroutines;
+	// Stacks of other lua_States that a VM entry on a native stack runs
+	// (resumers of the current coroutine, states a C host entered), when
+	// coroutines does not hold them.
+	std::vector<LuaStack> entered;
 	uint64_t gc_objects = 0; // objects on the GC list when it was walked
 
 	// The walked stack of coroutine L (the current one or any listed), or
@@ -105,6 +109,9 @@ struct VmResult {
 		for (auto &co : coroutines)
 			if (co.L == L)
 				return &co.stack;
+		for (auto &s : entered)
+			if (s.L == L)
+				return &s;
 		return nullptr;
 	}
 };

@@ -78,7 +78,8 @@ void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
 	if (!s)
 		return;
 	if (run.L != vm.stack.L)
-		out << "        (coroutine " << hex_address(run.L) << ")\n";
+		out << "        (coroutine " << hex_address(run.L)
+		    << (run.L == vm.main_thread ? ", the main thread" : "") << ")\n";
 	for (auto &f : s->frames) {
 		if (f.level < run.first_level || f.level >= run.first_level + run.count)
 			continue;
