@@ -8,6 +8,8 @@
 #   - every Lua frame of the running coroutine is in exactly one run, levels in order, and
 #     every run sits at a native frame, innermost run at the innermost such frame, and a
 #     frame called from C ends its run;
+#   - the other lua_States placed on the native stack are exactly the coroutines that
+#     `--all` (a walk of the GC heap) calls normal, all their frames placed in order;
 #   - a run whose top frame is a C function (called through lj_BC_FUNCC; not one of the fast
 #     functions written in the interpreter's assembler) sits right below the native frame of
 #     that very function: the frame above the run's native frame lies in the function whose
@@ -40,18 +42,22 @@ trap 'rm -rf "$tmp"' EXIT
 cmd=("$ljcore" analyze --json --exe "$exe" "$core")
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
-rc=0
-"${cmd[@]}" >"$tmp/analysis.json" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
-  cat "$tmp/stderr"
-  exit 1
-fi
+for run in analysis all; do
+  extra=()
+  [[ $run == all ]] && extra=(--all)
+  rc=0
+  "${cmd[@]}" "${extra[@]}" >"$tmp/$run.json" 2>"$tmp/stderr" || rc=$?
+  if ((rc != 0)); then
+    echo "FAIL: ljcore exited with $rc: ${cmd[*]} ${extra[*]}"
+    cat "$tmp/stderr"
+    exit 1
+  fi
+done
 # Function symbols (address, size, name) of the code, when some binary has them.
 [[ -z $symbols ]] && symbols=$exe
 nm --defined-only -S "$symbols" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/' >"$tmp/symbols" || true
 
-python3 - "$tmp/analysis.json" "$tmp/symbols" "$symbols" "$exe" <<'EOF'
+python3 - "$tmp/analysis.json" "$tmp/symbols" "$symbols" "$exe" "$tmp/all.json" <<'EOF'
 import bisect, json, os, re, subprocess, sys
 
 doc = json.load(open(sys.argv[1]))
@@ -82,6 +88,23 @@ for f in frames:
 placed = [r.get("native_frame") for r in runs]
 if None in placed or placed != sorted(set(placed)):
     errors.append(f"runs sit at native frames {placed}: want all placed, innermost first")
+
+# The other states on the native stack, found from the C frames, must be exactly the
+# coroutines the GC heap walk (--all) calls normal (waiting in coroutine.resume), each
+# with all its frames placed on this thread.
+listed = json.load(open(sys.argv[5]))["vms"][0]["coroutines"]
+normal = sorted(c["L"] for c in listed if c["status"] == "normal")
+entered = {s["L"]: s for s in vm.get("entered", [])}
+if sorted(entered) != normal:
+    errors.append(f"states entered on the native stack {sorted(entered)}, normal coroutines {normal}")
+for L, s in entered.items():
+    theirs = [r for r in thread["lua_runs"] if r["L"] == L]
+    got = [l for r in theirs for l in range(r["first_level"], r["first_level"] + r["count"])]
+    if got != [f["level"] for f in s["frames"]] or any("native_frame" not in r for r in theirs):
+        errors.append(f"coroutine {L}: runs {theirs} do not place its {len(s['frames'])} frames")
+every = [r.get("native_frame") for r in thread["lua_runs"]]
+if None in every or every != sorted(set(every)):
+    errors.append(f"runs of all states sit at native frames {every}: want distinct, in order")
 
 # Module bias of the executable: a frame the core's own symbols named, looked up in SYMBOLS.
 natives = thread["frames"]
@@ -142,5 +165,5 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 print(f"ok: {len(frames)} Lua frames in {len(runs)} runs at native frames {placed}, "
-      f"{checked} C function(s) right above their run")
+      f"{checked} C function(s) right above their run, {len(entered)} resumer(s) placed")
 EOF
