@@ -201,8 +201,11 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 		for (auto &run : t.lua_runs) {
 			if (run.native_frame)
 				continue;
-			out << "  Lua frames of C frame " << hex_address(run.cframe)
-			    << ", which no native frame has as its stack pointer:\n";
+			if (run.cframe)
+				out << "  Lua frames of C frame " << hex_address(run.cframe)
+				    << ", which no native frame has as its stack pointer:\n";
+			else
+				out << "  Lua frames below the end of the C-frame chain:\n";
 			lua_run_frames(out, a.vms[run.vm], run);
 		}
 	}
