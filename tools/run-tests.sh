@@ -2,7 +2,8 @@
 # README command 2 (and .ci/run): install what is missing, build ljcore
 # normally and with ASan+UBSan, build the LuaJIT variants the tests need
 # (cached under build/luajit), crash the oracle scenarios into cores (cached
-# under build/cores, plus a real nginx worker's), then run every test in both builds.
+# under build/cores, plus a real nginx worker's and the two-VM C host's), then run
+# every test in both builds.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,6 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 status=0
 "$root/tools/make-cores.sh" || status=1
 "$root/tools/make-nginx-core.sh" || status=1
+"$root/tools/make-host-cores.sh" || status=1
 
 # LeakSanitizer: ignore what libdw itself leaks (see the file).
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
