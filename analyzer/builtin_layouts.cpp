@@ -9,7 +9,8 @@ std::vector<const lj_layout *> builtin_layouts(Arch arch)
 	if (arch == Arch::x86_64)
 		return {&lj_layout_upstream_gc64_x64,       &lj_layout_luajit2_gc64_x64,
 			&lj_layout_upstream_gc32_x64,       &lj_layout_luajit2_gc32_x64,
-			&lj_layout_upstream_gc64_nojit_x64, &lj_layout_upstream_gc32_nojit_x64};
+			&lj_layout_upstream_gc64_nojit_x64, &lj_layout_upstream_gc32_nojit_x64,
+			&lj_layout_luajit2_gc64_nojit_x64,  &lj_layout_luajit2_gc32_nojit_x64};
 	return {&lj_layout_upstream_gc64_arm64, &lj_layout_luajit2_gc64_arm64};
 }
 

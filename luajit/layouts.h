@@ -61,6 +61,14 @@ static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	LJ_CFRAME_X64_GC64,
 };
 
+static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
+	.name = "OpenResty luajit2 2.1, GC64, JIT disabled, x86_64",
+	LJ_LAYOUT_GC64_COMMON,
+	.gg_g = 0x70,
+	.gg_dispatch = 0x350,
+	LJ_CFRAME_X64_GC64,
+};
+
 /* CFRAME_OFS_* for arm64 (always GC64 here). */
 #define LJ_CFRAME_ARM64 .cf_nres = 40, .cf_prev = 0, .cf_l = 16, .cf_pc = 8
 
@@ -123,6 +131,14 @@ static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
 	LJ_LAYOUT_GC32_COMMON,
 	.gg_g = 0x50, /* lua_State with exdata, exdata2 */
 	.gg_dispatch = 0xce0,
+	LJ_CFRAME_X64_GC32,
+};
+
+static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
+	.name = "OpenResty luajit2 2.1, 32-bit GC refs, JIT disabled, x86_64",
+	LJ_LAYOUT_GC32_COMMON,
+	.gg_g = 0x50,
+	.gg_dispatch = 0x240,
 	LJ_CFRAME_X64_GC32,
 };
 /* clang-format on */

@@ -66,6 +66,12 @@ for v in "${variants[@]}"; do
     srcdir=${srcdir%/src/Makefile}
     xcflags=; [[ $gc == gc32 ]] && xcflags=-DLUAJIT_DISABLE_GC64
     [[ $kind == nojit ]] && xcflags+=" -DLUAJIT_DISABLE_JIT"
+    # luajit2 2.1-20230119's lj_init.c picks its SSE4.2 string hash by the
+    # JIT_F_* CPU flags, which lj_jit.h defines only when the JIT is built:
+    # give them lj_jit.h's values so the interpreter-only build compiles.
+    if [[ $kind == nojit && $flavour == luajit2 ]]; then
+      xcflags+=" -DJIT_F_SSE3=0x10 -DJIT_F_SSE4_1=0x20 -DJIT_F_BMI2=0x40 -DJIT_F_SSE4_2=0x80"
+    fi
     cross=(); strip=strip
     if [[ -n $arm64 ]]; then
       cross=(HOST_CC=gcc CROSS=aarch64-linux-gnu- TARGET_SYS=Linux)
