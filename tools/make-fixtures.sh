@@ -3,7 +3,9 @@
 # tools/make-cores.sh made: one fixture per variant x scenario (kernel core),
 # a minimized zstd core plus the expected analysis. Commit a regenerated set
 # only with a reason: each changed expected.json is a change of output.
-# Usage: tools/make-fixtures.sh [VARIANT...]
+# Usage: tools/make-fixtures.sh [--missing] [VARIANT...]
+#   --missing: only make fixtures that do not exist yet (new scenarios or
+#   variants), leaving the committed ones byte for byte as they are.
 #   default: the variants of tools/variants.txt except the stripped source
 #   builds, plus nginx. A stripped build's memory is that of its debug twin;
 #   what stripping changes is how the VM is found, and the distro variants
@@ -13,6 +15,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ljcore=$root/build/cmake/ljcore
 [[ -x $ljcore ]] || "$root/tools/build.sh" >/dev/null
+only_missing=0
+if [[ ${1:-} == --missing ]]; then
+  only_missing=1
+  shift
+fi
 variants=("$@")
 if ((${#variants[@]} == 0)); then
   mapfile -t variants < <(grep -Ev '^(#|$)|-stripped' "$root/tools/variants.txt")
@@ -25,12 +32,17 @@ for v in "${variants[@]}"; do
     scenario=$(basename "$dir")
     core=$dir/core.kernel
     [[ -f $core ]] || continue
+    ((only_missing)) && [[ -d $root/testdata/fixtures/$v/$scenario ]] && continue
     # A fixture pins a correct reading: only where ljcore finds the VM
     # and matches LuaJIT's own traceback today.
-    compare=compare.sh
-    [[ -f $root/testdata/coroutines/$scenario.lua ]] && compare=coroutines_compare.sh
-    if ! bash "$root/tests/oracle/$compare" "$ljcore" "$core" "$dir/oracle.kernel.txt" \
-         "$dir/exe" >/dev/null 2>&1; then
+    if [[ $scenario == two_vms ]]; then
+      check=(threads_compare.sh "$ljcore" "$dir" kernel)
+    elif [[ -f $root/testdata/coroutines/$scenario.lua ]]; then
+      check=(coroutines_compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
+    else
+      check=(compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
+    fi
+    if ! bash "$root/tests/oracle/${check[0]}" "${check[@]:1}" >/dev/null 2>&1; then
       echo "skip $v/$scenario: ljcore does not match the oracle on it yet"
       skipped=$((skipped + 1))
       continue
