@@ -16,19 +16,8 @@ if (($# != 4)); then
 fi
 ljcore=$1 core=$2 oracle=$3 exe=$4
 
-# A generator that could not make this core here says why in skip-reason.
-skip_file=$(dirname "$core")/skip-reason
-if [[ ! -e $core && -f $skip_file ]]; then
-  sed 's/^/skip: /' "$skip_file"
-  exit 77
-fi
-# Missing inputs mean "not generated here" (no gdb, core_pattern pipe, ...), not a failure.
-for f in "$core" "$oracle" "$exe"; do
-  if [[ ! -e $f ]]; then
-    echo "skip: $f does not exist (run tools/make-cores.sh)"
-    exit 77
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

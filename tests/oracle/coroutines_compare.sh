@@ -6,9 +6,8 @@
 # Usage: coroutines_compare.sh LJCORE CORE ORACLE EXE     Exit: 0, 1, 77 skip
 set -euo pipefail
 ljcore=$1 core=$2 oracle=$3 exe=$4
-for f in "$core" "$oracle" "$exe"; do
-  [[ -e $f ]] || { echo "skip: $f does not exist (run tools/make-cores.sh)"; exit 77; }
-done
+source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 cmd=("$ljcore" bt --all --format=luajit --level 1 --exe "$exe" "$core")
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")

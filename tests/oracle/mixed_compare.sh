@@ -25,17 +25,8 @@ if (($# < 3 || $# > 4)); then
 fi
 ljcore=$1 core=$2 exe=$3 symbols=${4:-}
 
-skip_file=$(dirname "$core")/skip-reason
-if [[ ! -e $core && -f $skip_file ]]; then
-  sed 's/^/skip: /' "$skip_file"
-  exit 77
-fi
-for f in "$core" "$exe"; do
-  if [[ ! -e $f ]]; then
-    echo "skip: $f does not exist (run tools/make-cores.sh)"
-    exit 77
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+require_inputs tools/make-cores.sh "$core" "$exe"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

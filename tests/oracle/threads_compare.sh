@@ -17,12 +17,9 @@ if (($# != 3)); then
   exit 2
 fi
 ljcore=$1 dir=$2 kind=$3
-for f in "$dir/core.$kind" "$dir/oracle.$kind.txt" "$dir/parked.$kind.txt" "$dir/exe"; do
-  if [[ ! -e $f ]]; then
-    echo "skip: $f does not exist (run tools/make-host-cores.sh)"
-    exit 77
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+require_inputs tools/make-host-cores.sh "$dir/core.$kind" "$dir/oracle.$kind.txt" \
+  "$dir/parked.$kind.txt" "$dir/exe"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

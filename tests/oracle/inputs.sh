@@ -1,0 +1,20 @@
+# Sourced by the comparison scripts. A core this machine could not make (no
+# gdb, a core_pattern that pipes, no qemu) is a skip with its reason, never a
+# failure and never a silent pass.
+# require_inputs MAKER CORE [FILE...]: exit 77 with "skip: ..." unless CORE
+# and every FILE exist; a skip-reason file next to CORE says why it is missing.
+require_inputs() {
+  local maker=$1 core=$2 f skip_file
+  shift
+  skip_file=$(dirname "$core")/skip-reason
+  if [[ ! -e $core && -f $skip_file ]]; then
+    sed 's/^/skip: /' "$skip_file"
+    exit 77
+  fi
+  for f in "$@"; do
+    if [[ ! -e $f ]]; then
+      echo "skip: $f does not exist (run $maker)"
+      exit 77
+    fi
+  done
+}
