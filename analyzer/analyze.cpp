@@ -13,6 +13,7 @@
 #include "analyzer/lua_runs.h"
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
+#include "analyzer/traces.h"
 #include "analyzer/vm_locator.h"
 #include "analyzer/vm_scan.h"
 #include "readers/elf_core.h"
@@ -118,6 +119,24 @@ void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &sym
 	}
 }
 
+// The JIT's traces, when the flavour has a JIT we know the layout of.
+TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std::string> &problems)
+{
+	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
+	TraceSet set;
+	if (!tl)
+		set.problem = std::string("no JIT layout for ") + mem.layout().name +
+			      " (built without the JIT?)";
+	else
+		set = read_traces(mem, *tl, g, mcode);
+	if (!set.problem.empty())
+		problems.push_back("traces of VM " + luajit_pointer(g) + ": " + set.problem);
+	for (auto &t : set.traces)
+		if (!t.problem.empty())
+			problems.push_back("trace " + std::to_string(t.number) + ": " + t.problem);
+	return set;
+}
+
 } // namespace
 
 Analysis analyze_target(const Target &target, const NativeSession &native,
@@ -220,6 +239,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 						     f.problem);
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
+		if (options.traces)
+			v.traces = vm_traces(mem, c.g, options.mcode, a.problems);
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

@@ -21,6 +21,8 @@ struct AnalyzeOptions {
 	FileLookup lookup;
 	ScanMode scan = ScanMode::automatic;
 	bool all_coroutines = false; // walk every lua_State, not just the running one
+	bool traces = false;         // read the JIT's traces
+	bool mcode = false;          //   and their machine code
 };
 
 // Fails only when the core cannot be read at all; everything that goes

@@ -16,14 +16,18 @@ const char *const wanted_structs[] = {
 	"GCfuncL",   "GCproto",      "GCstr",   "GCRef",
 };
 
+// The JIT's structures (lj_jit.h, lj_dispatch.h).
+const char *const wanted_trace_structs[] = {"GG_State", "jit_State", "GCtrace", "lua_State"};
+
 // Structure definitions (not declarations) found in the CUs, by name.
-std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw)
+template <size_t N>
+std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw, const char *const (&wanted)[N])
 {
 	std::map<std::string, Dwarf_Die> found;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	// lj_obj.h is included by almost every CU: the first ones suffice.
-	while (found.size() < std::size(wanted_structs) &&
+	while (found.size() < N &&
 	       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
 		Dwarf_Die cu, child;
 		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
@@ -33,7 +37,7 @@ std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw)
 				    dwarf_hasattr(&child, DW_AT_declaration))
 					continue;
 				const char *name = dwarf_diename(&child);
-				for (const char *w : wanted_structs)
+				for (const char *w : wanted)
 					if (name && strcmp(name, w) == 0 && !found.count(w))
 						found[w] = child;
 			} while (dwarf_siblingof(&child, &child) == 0);
@@ -67,7 +71,7 @@ std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
 
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 {
-	auto structs = find_structs(dw);
+	auto structs = find_structs(dw, wanted_structs);
 	for (const char *w : wanted_structs)
 		if (!structs.count(w))
 			return fail(std::string("DWARF has no definition of struct ") + w);
@@ -134,6 +138,97 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 		ly.cf_nres = 40, ly.cf_prev = 0, ly.cf_l = 16, ly.cf_pc = 8;
 	}
 	return ly;
+}
+
+Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
+{
+	auto structs = find_structs(dw, wanted_trace_structs);
+	for (const char *w : wanted_trace_structs)
+		if (!structs.count(w))
+			return fail(std::string("DWARF has no definition of struct ") + w +
+				    " (a build without the JIT?)");
+	std::string missing;
+	auto off = [&](const char *st, const char *member) -> uint16_t {
+		auto v = member_offset(&structs[st], member);
+		if (!v) {
+			missing += std::string(missing.empty() ? "" : ", ") + st + "." + member;
+			return 0;
+		}
+		return uint16_t(*v);
+	};
+	lj_trace_layout t{};
+	t.name = "from DWARF";
+	// OpenResty's lua_State carries exdata for its extensions; upstream's
+	// does not, and the IR names differ along the same line.
+	t.fork =
+		member_offset(&structs["lua_State"], "exdata") ? LJ_FORK_LUAJIT2 : LJ_FORK_UPSTREAM;
+	if (auto j = member_offset(&structs["GG_State"], "J"))
+		t.gg_J = uint32_t(*j);
+	else
+		missing += "GG_State.J";
+	t.J_trace = off("jit_State", "trace");
+	t.J_sizetrace = off("jit_State", "sizetrace");
+	t.T_nsnap = off("GCtrace", "nsnap");
+	t.T_nins = off("GCtrace", "nins");
+	t.T_ir = off("GCtrace", "ir");
+	t.T_nk = off("GCtrace", "nk");
+	t.T_nsnapmap = off("GCtrace", "nsnapmap");
+	t.T_snap = off("GCtrace", "snap");
+	t.T_snapmap = off("GCtrace", "snapmap");
+	t.T_startpt = off("GCtrace", "startpt");
+	t.T_startpc = off("GCtrace", "startpc");
+	t.T_szmcode = off("GCtrace", "szmcode");
+	t.T_mcode = off("GCtrace", "mcode");
+	t.T_mcloop = off("GCtrace", "mcloop");
+	t.T_nchild = off("GCtrace", "nchild");
+	t.T_spadjust = off("GCtrace", "spadjust");
+	t.T_traceno = off("GCtrace", "traceno");
+	t.T_link = off("GCtrace", "link");
+	t.T_root = off("GCtrace", "root");
+	t.T_nextroot = off("GCtrace", "nextroot");
+	t.T_nextside = off("GCtrace", "nextside");
+	t.T_linktype = off("GCtrace", "linktype");
+	if (!missing.empty())
+		return fail("DWARF lacks members " + missing);
+	return t;
+}
+
+std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
+						  const lj_trace_layout &b)
+{
+	std::vector<std::string> out;
+	auto cmp = [&](const char *name, uint64_t x, uint64_t y) {
+		if (x != y)
+			out.push_back(std::string(name) + " " + std::to_string(x) +
+				      " != " + std::to_string(y));
+	};
+#define LJ_CMP(f) cmp(#f, a.f, b.f)
+	LJ_CMP(fork);
+	LJ_CMP(gg_J);
+	LJ_CMP(J_trace);
+	LJ_CMP(J_sizetrace);
+	LJ_CMP(T_nsnap);
+	LJ_CMP(T_nins);
+	LJ_CMP(T_ir);
+	LJ_CMP(T_nk);
+	LJ_CMP(T_nsnapmap);
+	LJ_CMP(T_snap);
+	LJ_CMP(T_snapmap);
+	LJ_CMP(T_startpt);
+	LJ_CMP(T_startpc);
+	LJ_CMP(T_szmcode);
+	LJ_CMP(T_mcode);
+	LJ_CMP(T_mcloop);
+	LJ_CMP(T_nchild);
+	LJ_CMP(T_spadjust);
+	LJ_CMP(T_traceno);
+	LJ_CMP(T_link);
+	LJ_CMP(T_root);
+	LJ_CMP(T_nextroot);
+	LJ_CMP(T_nextside);
+	LJ_CMP(T_linktype);
+#undef LJ_CMP
+	return out;
 }
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)

@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 
 #include "luajit/layout.h"
+#include "luajit/trace_layout.h"
 #include "readers/error.h"
 #include "readers/target.h"
 
@@ -18,5 +19,11 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch);
 
 // Fields where two layouts differ: "L_base 32 != 40", empty when equal.
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b);
+
+// The JIT's layout (jit_State, GCtrace) from the same DWARF; fails on a
+// build without the JIT.
+Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw);
+std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
+						  const lj_trace_layout &b);
 
 } // namespace ljcore

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/trace_model.h"
+
 namespace ljcore {
 
 // One Lua call frame, named the way lua_getinfo("Snl") would name it.
@@ -99,6 +101,8 @@ struct VmResult {
 	// coroutines does not hold them.
 	std::vector<LuaStack> entered;
 	uint64_t gc_objects = 0; // objects on the GC list when it was walked
+	// The JIT's traces, when they were asked for (ljcore traces, trace).
+	std::optional<TraceSet> traces;
 
 	// The walked stack of coroutine L (the current one or any listed), or
 	// nullptr.

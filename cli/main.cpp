@@ -9,6 +9,7 @@
 #include "cli/exit_codes.h"
 #include "cli/fixture.h"
 #include "cli/render.h"
+#include "cli/render_trace.h"
 
 using namespace ljcore;
 
@@ -115,6 +116,16 @@ int main(int argc, char **argv)
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
 
+	auto *traces = app.add_subcommand("traces", "table of the JIT's traces of every VM");
+	add_common(traces, common);
+	bool traces_json = false;
+	traces->add_flag("--json", traces_json, "every trace, IR and snapshots included, as JSON");
+	auto *trace = app.add_subcommand(
+		"trace", "one trace's IR and snapshots, as jit.dump with +rs prints them");
+	uint32_t trace_number = 0;
+	trace->add_option("number", trace_number, "the trace number")->required();
+	add_common(trace, common);
+
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
 	add_common(snapshot, common);
@@ -172,6 +183,7 @@ int main(int argc, char **argv)
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
 	options.all_coroutines = all;
+	options.traces = traces->parsed() || trace->parsed();
 	options.scan = common.scan == "always"  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
@@ -191,6 +203,17 @@ int main(int argc, char **argv)
 	render.level = level;
 	render.explain = explain;
 	render.all = all;
+	if (traces->parsed() || trace->parsed()) {
+		int status = status_of(*result);
+		if (trace->parsed())
+			status = render_one_trace(std::cout, *result, trace_number, status);
+		else if (traces_json)
+			render_traces_json(std::cout, *result);
+		else
+			render_trace_table(std::cout, *result);
+		print_problems(*result);
+		return status;
+	}
 	if (analyze->parsed()) {
 		if (analyze_json) {
 			render_json(std::cout, *result);

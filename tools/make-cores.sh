@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Crashes every testdata/scenarios/*.lua and testdata/coroutines/*.lua under each LuaJIT
-# variant and keeps, per run, the core and LuaJIT's own view of itself written just before
+# Crashes every testdata/scenarios/*.lua, testdata/coroutines/*.lua and testdata/traces/*.lua
+# under each LuaJIT variant and keeps, per run, the core and LuaJIT's own view of itself written just before
 # the crash (the oracle ljcore must match): for scenarios the traceback of the crashing
-# frame, for coroutines/ scripts a block per coroutine.
+# frame, for coroutines/ scripts a block per coroutine, for traces/ scripts jit.dump's listing
+# of every trace.
 # Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
 #   <scenario>.lua                    copy of the script, run by this relative name so chunk
@@ -25,7 +26,8 @@ jobs_max=${JOBS:-$(nproc)}
 "$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
 
 # Scenarios check the crashing stack; coroutines/ scripts check every coroutine.
-scripts=("$root"/testdata/scenarios/*.lua "$root"/testdata/coroutines/*.lua)
+scripts=("$root"/testdata/scenarios/*.lua "$root"/testdata/coroutines/*.lua
+         "$root"/testdata/traces/*.lua)
 [[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/scenarios" >&2; exit 1; }
 
 # Kernel cores only land in the cwd when core_pattern is a plain relative name.
@@ -121,6 +123,14 @@ make_one() {
   cmp -s "$script" "$name.lua" || cp "$script" "$name.lua"
   ln -sfn "$exe" exe
   if ((${#runner[@]})); then echo /usr/aarch64-linux-gnu >sysroot; else rm -f sysroot; fi
+  # traces/ scripts need jit.dump (jit/*.lua of a source build) and a JIT.
+  if [[ $script == */testdata/traces/* ]]; then
+    local why=
+    [[ -f $root/build/luajit/$variant/src/jit/dump.lua ]] || why="$variant has no jit/dump.lua (a binary package ships none)"
+    [[ $variant == *-nojit* ]] && why="$variant is built without the JIT: no traces"
+    if [[ -n $why ]]; then echo "$why" >skip-reason; echo "$tag: skipped: $why"; return 0; fi
+    rm -f skip-reason
+  fi
   local ok=0
   run_kernel || ok=1
   run_gcore || ok=1

@@ -40,6 +40,35 @@ static void print_initializer(const lj_layout &l)
 	       l.cf_l, l.cf_pc);
 }
 
+// The JIT layout of the same build: its DWARF must equal the built-in table
+// of the flavour, and a build without the JIT must have neither.
+static bool check_trace_layout(Dwarf *dw, const std::string &variant, const lj_layout &match)
+{
+	auto dwarf = trace_layout_from_dwarf(dw);
+	const lj_trace_layout *builtin = builtin_trace_layout(match);
+	if (!dwarf || !builtin) {
+		if (!dwarf && !builtin) {
+			printf("ok   %s has no JIT: %s\n", variant.c_str(),
+			       dwarf.error().message.c_str());
+			return true;
+		}
+		printf("FAIL %s: JIT layout %s\n", variant.c_str(),
+		       dwarf ? "in DWARF, but no built-in table"
+			     : ("in a table, not in DWARF: " + dwarf.error().message).c_str());
+		return false;
+	}
+	auto diff = trace_layout_differences(*dwarf, *builtin);
+	if (diff.empty()) {
+		printf("ok   %s JIT = %s\n", variant.c_str(), builtin->name);
+		return true;
+	}
+	printf("FAIL %s: JIT layout differs from %s:", variant.c_str(), builtin->name);
+	for (auto &d : diff)
+		printf(" %s;", d.c_str());
+	printf("\n");
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -77,6 +106,7 @@ int main(int argc, char **argv)
 					match = b;
 			if (match) {
 				printf("ok   %s = %s\n", variant.c_str(), match->name);
+				failed += check_trace_layout(dw, variant, *match) ? 0 : 1;
 			} else {
 				printf("FAIL %s: no built-in table equals its DWARF layout:\n",
 				       variant.c_str());

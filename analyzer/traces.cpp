@@ -1,0 +1,343 @@
+#include "analyzer/traces.h"
+
+#include <cstring>
+
+#include "analyzer/lua_symbolize.h"
+#include "luajit/ir_names.h"
+#include "luajit/layout.h"
+
+namespace ljcore {
+
+namespace {
+
+// Caps from LuaJIT (LJ_MAX_TRACE, 16-bit IR refs and snapshot numbers)
+// that keep a corrupt header from making us read without end.
+constexpr uint32_t max_traces = 65535;
+constexpr uint32_t max_ir = 65536;
+constexpr uint32_t max_snapmap = 1u << 24;
+constexpr uint32_t max_mcode = 1u << 26;
+
+// IR opcodes whose constants ir_kgc(), ir_kptr(), ir_knum() and
+// ir_kint64() read (lj_ir.h). Looked up by name: IRDEF's order is data.
+struct ConstOps {
+	int kint = -1, kgc = -1, kptr = -1, kkptr = -1, knum = -1, kint64 = -1;
+	ConstOps()
+	{
+		for (int o = 0; o < int(std::size(lj_ir_ops)); o++) {
+			const char *n = lj_ir_ops[o].name;
+			int *slot = !strcmp(n, "KINT")     ? &kint
+				    : !strcmp(n, "KGC")    ? &kgc
+				    : !strcmp(n, "KPTR")   ? &kptr
+				    : !strcmp(n, "KKPTR")  ? &kkptr
+				    : !strcmp(n, "KNUM")   ? &knum
+				    : !strcmp(n, "KINT64") ? &kint64
+							   : nullptr;
+			if (slot)
+				*slot = o;
+		}
+	}
+};
+
+const ConstOps &const_ops()
+{
+	static const ConstOps ops;
+	return ops;
+}
+
+std::string miss_at(const char *what, uint64_t addr, const ReadMiss &m)
+{
+	return std::string("reading ") + what + " at " + luajit_pointer(addr) + ": " + m.reason +
+	       " at " + luajit_pointer(m.addr);
+}
+
+// A bounded array of bytes from the target.
+std::expected<std::vector<uint8_t>, std::string> read_bytes(const LuaMemory &mem, const char *what,
+							    uint64_t addr, size_t len)
+{
+	std::vector<uint8_t> buf(len);
+	auto r = mem.memory().read(addr, std::as_writable_bytes(std::span(buf)));
+	if (!r)
+		return std::unexpected(miss_at(what, addr, r.error()));
+	return buf;
+}
+
+template <typename T> T load(const std::vector<uint8_t> &buf, size_t off)
+{
+	T v{};
+	if (off + sizeof(T) <= buf.size())
+		memcpy(&v, buf.data() + off, sizeof(T));
+	return v;
+}
+
+// The text of a function for jit.dump's fmtfunc(): jit.util.funcinfo()
+// of a Lua function gives its location at pc 0, i.e. its first line.
+TraceFunction function_info(const LuaMemory &mem, uint64_t fn, std::string &problem)
+{
+	const lj_layout &ly = mem.layout();
+	TraceFunction f;
+	f.address = fn;
+	auto ffid = mem.value<uint8_t>(fn + ly.fn_ffid);
+	if (!ffid) {
+		problem = miss_at("GCfunc", fn, ffid.error());
+		return f;
+	}
+	f.ffid = *ffid;
+	if (f.ffid != LJ_FF_LUA) {
+		f.cfunc = mem.ref(fn + ly.fn_f).value_or(0);
+		if (ly.ptrsize == 4) // lua_CFunction is a native pointer
+			f.cfunc = mem.value<uint64_t>(fn + ly.fn_f).value_or(0);
+		return f;
+	}
+	auto pt = function_proto(mem, fn);
+	if (!pt) {
+		problem = pt.error().message;
+		return f;
+	}
+	auto name = mem.str(pt->chunkname);
+	if (!name) {
+		problem = miss_at("chunk name", pt->chunkname, name.error());
+		return f;
+	}
+	f.loc = luajit_location(*name, pt->firstline, pt->addr, pt->firstline);
+	return f;
+}
+
+// Resolves what the constant at index i of a trace's IR refers to.
+void resolve_constant(const LuaMemory &mem, bool gc64, const std::vector<uint8_t> &raw, size_t i,
+		      IrIns &ins)
+{
+	const ConstOps &k = const_ops();
+	size_t at = i * LJ_IRINS_SIZE;
+	// 64-bit payloads live in the next slot (GC64 also puts GC objects
+	// and pointers there); otherwise op1/op2 hold 32 bits of it.
+	size_t wide = at + LJ_IRINS_SIZE;
+	if (ins.op == k.kint) {
+		ins.k = uint64_t(int64_t(load<int32_t>(raw, at)));
+	} else if (ins.op == k.knum || ins.op == k.kint64) {
+		ins.k = load<uint64_t>(raw, wide);
+	} else if (ins.op == k.kptr || ins.op == k.kkptr) {
+		ins.k = gc64 ? load<uint64_t>(raw, wide) : load<uint32_t>(raw, at);
+	} else if (ins.op == k.kgc) {
+		ins.k = gc64 ? load<uint64_t>(raw, wide) : load<uint32_t>(raw, at);
+		uint8_t t = ins.type & LJ_IRT_TYPE;
+		if (t == LJ_TSTR) {
+			auto len = mem.value<uint32_t>(ins.k + mem.layout().str_len);
+			auto s = mem.str(ins.k, 64);
+			if (len && s) {
+				ins.str_len = *len;
+				ins.str = *s;
+			} else {
+				ins.problem =
+					miss_at("GCstr", ins.k, len ? s.error() : len.error());
+			}
+		} else if (t == LJ_TFUNC) {
+			ins.func = function_info(mem, ins.k, ins.problem);
+		}
+	}
+}
+
+bool has_wide_payload(const IrIns &ins, bool gc64)
+{
+	const ConstOps &k = const_ops();
+	return ins.op == k.knum || ins.op == k.kint64 ||
+	       (gc64 && (ins.op == k.kgc || ins.op == k.kptr || ins.op == k.kkptr));
+}
+
+// The IR of one trace: refs nk .. nins-1, constants resolved.
+std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
+{
+	if (t.nk > LJ_REF_BIAS || t.nins < LJ_REF_BIAS || t.nins - t.nk > max_ir)
+		return "implausible IR bounds nk " + std::to_string(t.nk) + ", nins " +
+		       std::to_string(t.nins);
+	size_t n = t.nins - t.nk;
+	auto raw = read_bytes(mem, "IR", ir + uint64_t(t.nk) * LJ_IRINS_SIZE, n * LJ_IRINS_SIZE);
+	if (!raw)
+		return raw.error();
+	t.ir.resize(n);
+	for (size_t i = 0; i < n; i++) {
+		IrIns &ins = t.ir[i];
+		size_t at = i * LJ_IRINS_SIZE;
+		ins.op1 = load<uint16_t>(*raw, at + LJ_IRINS_OP1);
+		ins.op2 = load<uint16_t>(*raw, at + LJ_IRINS_OP2);
+		ins.type = load<uint8_t>(*raw, at + LJ_IRINS_T);
+		ins.op = load<uint8_t>(*raw, at + LJ_IRINS_O);
+		ins.prev = load<uint16_t>(*raw, at + LJ_IRINS_PREV);
+	}
+	// Constants grow down from REF_BIAS; one with a 64-bit payload takes
+	// two slots, the payload in the upper one.
+	for (size_t i = 0; i + t.nk < LJ_REF_BIAS; i++) {
+		resolve_constant(mem, gc64, *raw, i, t.ir[i]);
+		if (has_wide_payload(t.ir[i], gc64))
+			i++;
+	}
+	return {};
+}
+
+std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, uint64_t snapmap,
+			   uint32_t nsnapmap, Trace &t)
+{
+	if (nsnapmap > max_snapmap)
+		return "implausible snapshot map size " + std::to_string(nsnapmap);
+	auto snaps = read_bytes(mem, "snapshots", snap, size_t(nsnap) * LJ_SNAP_SIZE);
+	if (!snaps)
+		return snaps.error();
+	auto map = read_bytes(mem, "snapshot map", snapmap, size_t(nsnapmap) * 4);
+	if (!map)
+		return map.error();
+	for (uint32_t i = 0; i < nsnap; i++) {
+		size_t at = size_t(i) * LJ_SNAP_SIZE;
+		TraceSnapshot s;
+		uint32_t mapofs = load<uint32_t>(*snaps, at + LJ_SNAP_MAPOFS);
+		s.ref = load<uint16_t>(*snaps, at + LJ_SNAP_REF);
+		s.mcofs = load<uint16_t>(*snaps, at + LJ_SNAP_MCOFS);
+		s.nslots = load<uint8_t>(*snaps, at + LJ_SNAP_NSLOTS);
+		s.topslot = load<uint8_t>(*snaps, at + LJ_SNAP_TOPSLOT);
+		s.count = load<uint8_t>(*snaps, at + LJ_SNAP_COUNT);
+		uint8_t nent = load<uint8_t>(*snaps, at + LJ_SNAP_NENT);
+		if (uint64_t(mapofs) + nent > nsnapmap)
+			return "snapshot #" + std::to_string(i) + " runs past the snapshot map";
+		for (uint32_t e = 0; e < nent; e++)
+			s.entries.push_back(load<uint32_t>(*map, (size_t(mapofs) + e) * 4));
+		t.snapshots.push_back(std::move(s));
+	}
+	return {};
+}
+
+const char *const linktype_names[] = LJ_LINKTYPE_NAMES;
+
+Trace read_trace(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t addr, uint32_t number,
+		 bool with_mcode)
+{
+	const lj_layout &ly = mem.layout();
+	Trace t;
+	t.number = number;
+	t.address = addr;
+	auto gct = mem.gct(addr);
+	if (!gct) {
+		t.problem = miss_at("GCtrace", addr, gct.error());
+		return t;
+	}
+	if (*gct != LJ_TTRACE) {
+		t.problem = "object at " + luajit_pointer(addr) + " is not a GCtrace";
+		return t;
+	}
+	// The header in one read: every field below is inside it.
+	auto hdr = read_bytes(mem, "GCtrace", addr, size_t(tl.T_linktype) + 1);
+	if (!hdr) {
+		t.problem = hdr.error();
+		return t;
+	}
+	auto half = [&](size_t off) { return load<uint16_t>(*hdr, off); };
+	auto word = [&](size_t off) { return load<uint32_t>(*hdr, off); };
+	auto ptr = [&](size_t off) { return load<uint64_t>(*hdr, off); };
+	auto gcref = [&](size_t off) {
+		return ly.ptrsize == 8 ? load<uint64_t>(*hdr, off) : load<uint32_t>(*hdr, off);
+	};
+	if (half(tl.T_traceno) != number) {
+		t.problem = "GCtrace at " + luajit_pointer(addr) + " says it is trace " +
+			    std::to_string(half(tl.T_traceno));
+		return t;
+	}
+	t.root = half(tl.T_root);
+	t.link = half(tl.T_link);
+	uint8_t linktype = load<uint8_t>(*hdr, tl.T_linktype);
+	t.linktype = linktype < std::size(linktype_names) ? linktype_names[linktype] : "?";
+	t.nextroot = half(tl.T_nextroot);
+	t.nextside = half(tl.T_nextside);
+	t.nchild = half(tl.T_nchild);
+	t.nk = word(tl.T_nk);
+	t.nins = word(tl.T_nins);
+	t.start_proto = gcref(tl.T_startpt);
+	t.start_pc = gcref(tl.T_startpc);
+	t.mcode = ptr(tl.T_mcode);
+	t.szmcode = word(tl.T_szmcode);
+	t.mcloop = word(tl.T_mcloop);
+	t.spadjust = half(tl.T_spadjust);
+
+	if (auto pt = read_proto(mem, t.start_proto); pt) {
+		uint32_t pos = t.start_pc >= pt->bc ? uint32_t((t.start_pc - pt->bc) / 4) : 0;
+		auto name = mem.str(pt->chunkname);
+		auto line = proto_line(mem, *pt, pos);
+		if (name && line)
+			t.start_loc = luajit_location(*name, pt->firstline, pt->addr, *line);
+	}
+
+	std::string problem = read_ir(mem, ly.gc64, ptr(tl.T_ir), t);
+	if (problem.empty())
+		problem = read_snapshots(mem, ptr(tl.T_snap), half(tl.T_nsnap), ptr(tl.T_snapmap),
+					 word(tl.T_nsnapmap), t);
+	if (problem.empty() && with_mcode) {
+		if (t.szmcode > max_mcode) {
+			problem = "implausible machine code size " + std::to_string(t.szmcode);
+		} else if (auto code = read_bytes(mem, "machine code", t.mcode, t.szmcode); code) {
+			t.mcode_bytes = std::move(*code);
+		} else {
+			problem = code.error();
+		}
+	}
+	t.problem = problem;
+	return t;
+}
+
+} // namespace
+
+std::string luajit_location(const std::string &chunkname, int32_t firstline, uint64_t proto,
+			    int32_t line)
+{
+	std::string l = ":" + std::to_string(line);
+	if (firstline == -1) // ~(BCLine)0: a built-in
+		return "builtin:" + chunkname;
+	if (!chunkname.empty() && chunkname[0] == '@') {
+		std::string path = chunkname.substr(1);
+		size_t slash = path.find_last_of("/\\");
+		// Only the file's own name: jit.dump's listings stay short.
+		if (slash != std::string::npos && slash > 0)
+			path = path.substr(slash + 1);
+		return path + l;
+	}
+	if (chunkname.size() > 40)
+		return luajit_pointer(proto) + l;
+	if (!chunkname.empty() && chunkname[0] == '=')
+		return chunkname.substr(1) + l;
+	return "\"" + chunkname + "\"" + l;
+}
+
+TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode)
+{
+	const lj_layout &ly = mem.layout();
+	TraceSet set;
+	set.fork = tl.fork == LJ_FORK_LUAJIT2 ? "luajit2" : "upstream";
+	set.gc64 = ly.gc64;
+	set.jit_state = g - ly.gg_g + tl.gg_J;
+	int32_t vmstate = mem.value<int32_t>(g + ly.g_vmstate).value_or(0);
+	set.executing = vmstate > 0 ? vmstate : 0;
+	auto array = mem.value<uint64_t>(set.jit_state + tl.J_trace);
+	auto size = mem.value<uint32_t>(set.jit_state + tl.J_sizetrace);
+	if (!array || !size) {
+		set.problem =
+			miss_at("jit_State", set.jit_state, array ? size.error() : array.error());
+		return set;
+	}
+	if (*size > max_traces + 1) {
+		set.problem = "implausible trace array size " + std::to_string(*size);
+		return set;
+	}
+	set.sizetrace = *size;
+	if (*size == 0 || *array == 0)
+		return set; // the JIT never compiled anything
+	auto refs = read_bytes(mem, "trace array", *array, size_t(*size) * ly.ptrsize);
+	if (!refs) {
+		set.problem = refs.error();
+		return set;
+	}
+	// Trace 0 is never used (lj_trace.c starts numbering at 1).
+	for (uint32_t n = 1; n < *size; n++) {
+		uint64_t t = ly.ptrsize == 8 ? load<uint64_t>(*refs, size_t(n) * 8)
+					     : load<uint32_t>(*refs, size_t(n) * 4);
+		if (t)
+			set.traces.push_back(read_trace(mem, tl, t, n, with_mcode));
+	}
+	return set;
+}
+
+} // namespace ljcore

@@ -1,0 +1,24 @@
+// Reading the JIT's traces from a VM: jit_State's trace array, each
+// GCtrace with its IR, constants and snapshots (lj_jit.h, lj_ir.h).
+#pragma once
+
+#include <cstdint>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/trace_model.h"
+#include "luajit/trace_layout.h"
+
+namespace ljcore {
+
+// Every trace of the VM whose global_State is g. A trace that cannot be
+// read is listed with the reason; the others still are. with_mcode also
+// reads each trace's machine code.
+TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode);
+
+// lj_debug_pushloc(): how LuaJIT names a place in a function for jit.dump
+// and jit.util.funcinfo: "file.lua:12" (directories dropped), "=name:12",
+// "\"chunk\":12", or "0x...:12" for a long chunk name.
+std::string luajit_location(const std::string &chunkname, int32_t firstline, uint64_t proto,
+			    int32_t line);
+
+} // namespace ljcore

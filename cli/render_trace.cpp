@@ -1,0 +1,175 @@
+// The trace table and the trace model as JSON.
+#include "cli/render_trace.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/exit_codes.h"
+#include "cli/render.h"
+#include "luajit/trace_layout.h"
+
+namespace ljcore {
+
+namespace {
+
+using nlohmann::json;
+
+std::string addr(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+json ir_json(const Trace &t)
+{
+	json ir = json::array();
+	for (size_t i = 0; i < t.ir.size(); i++) {
+		const IrIns &ins = t.ir[i];
+		json j = {{"ref", int64_t(t.nk + i) - LJ_REF_BIAS},
+			  {"op", ins.op},
+			  {"type", ins.type},
+			  {"op1", ins.op1},
+			  {"op2", ins.op2},
+			  {"prev", ins.prev}};
+		if (ins.k)
+			j["k"] = addr(ins.k);
+		if (ins.str_len)
+			j["str"] = ins.str, j["str_len"] = ins.str_len;
+		if (ins.func.address) {
+			j["func"] = {{"loc", ins.func.loc}, {"ffid", ins.func.ffid}};
+			if (ins.func.cfunc)
+				j["func"]["cfunc"] = addr(ins.func.cfunc);
+		}
+		if (!ins.problem.empty())
+			j["problem"] = ins.problem;
+		ir.push_back(std::move(j));
+	}
+	return ir;
+}
+
+} // namespace
+
+json trace_set_json(const TraceSet &set)
+{
+	json traces = json::array();
+	for (auto &t : set.traces) {
+		json snaps = json::array();
+		for (auto &s : t.snapshots)
+			snaps.push_back({{"ref", int64_t(s.ref) - LJ_REF_BIAS},
+					 {"mcofs", s.mcofs},
+					 {"nslots", s.nslots},
+					 {"topslot", s.topslot},
+					 {"count", s.count},
+					 {"entries", s.entries}});
+		json j = {{"number", t.number},
+			  {"address", addr(t.address)},
+			  {"root", t.root},
+			  {"link", t.link},
+			  {"linktype", t.linktype},
+			  {"nextroot", t.nextroot},
+			  {"nextside", t.nextside},
+			  {"nchild", t.nchild},
+			  {"start",
+			   {{"proto", addr(t.start_proto)},
+			    {"pc", addr(t.start_pc)},
+			    {"loc", t.start_loc}}},
+			  {"nins", t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0},
+			  {"nk", LJ_REF_BIAS - int64_t(t.nk)},
+			  {"nsnap", t.snapshots.size()},
+			  {"mcode",
+			   {{"address", addr(t.mcode)},
+			    {"size", t.szmcode},
+			    {"loop", t.mcloop},
+			    {"spadjust", t.spadjust}}},
+			  {"ir", ir_json(t)},
+			  {"snapshots", std::move(snaps)}};
+		if (!t.problem.empty())
+			j["problem"] = t.problem;
+		traces.push_back(std::move(j));
+	}
+	json j = {{"fork", set.fork},
+		  {"gc64", set.gc64},
+		  {"jit_state", addr(set.jit_state)},
+		  {"sizetrace", set.sizetrace},
+		  {"executing", set.executing},
+		  {"traces", std::move(traces)}};
+	if (!set.problem.empty())
+		j["problem"] = set.problem;
+	return j;
+}
+
+void render_trace_table(std::ostream &out, const Analysis &a)
+{
+	for (size_t v = 0; v < a.vms.size(); v++) {
+		const VmResult &vm = a.vms[v];
+		out << "VM " << hex_address(vm.global_state) << "  " << vm.layout << "\n";
+		if (!vm.traces) {
+			out << "  no traces read\n";
+			continue;
+		}
+		const TraceSet &set = *vm.traces;
+		if (!set.problem.empty()) {
+			out << "  traces: " << set.problem << "\n";
+			continue;
+		}
+		if (set.executing)
+			out << "  executing trace " << set.executing << " at the crash\n";
+		out << "  TRACE  ROOT  LINK  LINKTYPE        START                       IR  SNAP"
+		       "  MCODE                 SIZE  SPADJ\n";
+		for (auto &t : set.traces) {
+			char line[256];
+			int64_t nins = t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0;
+			std::string root = t.root ? std::to_string(t.root) : "-";
+			snprintf(line, sizeof line,
+				 "%s%5u  %4s  %4u  %-14s  %-24s  %4lld  %4zu  %s  %5u  %5u",
+				 int32_t(t.number) == set.executing ? "* " : "  ", t.number,
+				 root.c_str(), t.link, t.linktype.c_str(), t.start_loc.c_str(),
+				 (long long)nins, t.snapshots.size(), hex_address(t.mcode).c_str(),
+				 t.szmcode, t.spadjust);
+			out << line << "\n";
+			if (!t.problem.empty())
+				out << "         problem: " << t.problem << "\n";
+		}
+	}
+}
+
+void render_traces_json(std::ostream &out, const Analysis &a)
+{
+	json vms = json::array();
+	for (auto &vm : a.vms) {
+		json v = {{"global_state", addr(vm.global_state)}, {"layout", vm.layout}};
+		if (vm.traces)
+			v["traces"] = trace_set_json(*vm.traces);
+		vms.push_back(std::move(v));
+	}
+	json j = {{"schema_version", Analysis::schema_version},
+		  {"core", a.source},
+		  {"arch", a.arch},
+		  {"vms", std::move(vms)},
+		  {"problems", a.problems}};
+	out << j.dump(2) << "\n";
+}
+
+int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, int status)
+{
+	for (auto &vm : a.vms) {
+		if (!vm.traces)
+			continue;
+		for (auto &t : vm.traces->traces) {
+			if (t.number != number)
+				continue;
+			if (t.ir.empty()) {
+				std::cerr << "ljcore: trace " << number << " could not be read\n";
+				return exit_partial;
+			}
+			render_trace_ir(out, *vm.traces, t, a.arch);
+			return status;
+		}
+	}
+	std::cerr << "ljcore: no trace " << number << " in "
+		  << (a.vms.empty() ? "the core: no VM found" : "any VM") << "\n";
+	return a.vms.empty() ? exit_no_vm : exit_partial;
+}
+
+} // namespace ljcore

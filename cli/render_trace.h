@@ -1,0 +1,29 @@
+// Renderers of JIT traces: the table of all traces, one trace as jit.dump
+// lists it, and the trace model as JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/model.h"
+
+namespace ljcore {
+
+// One line per trace: number, root, link, start, sizes, machine code.
+void render_trace_table(std::ostream &out, const Analysis &a);
+// The "---- TRACE n IR" section of jit.dump with "+rs": IR, registers and
+// spill slots, snapshots interleaved. arch names the registers.
+void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
+		     const std::string &arch);
+nlohmann::json trace_set_json(const TraceSet &set);
+// Every VM's traces as JSON: schema_version, core, arch, vms[] {global_state,
+// layout, traces}.
+void render_traces_json(std::ostream &out, const Analysis &a);
+// Trace `number` of the first VM that has it, as render_trace_ir prints it;
+// returns the exit status: status, or exit_partial/exit_no_vm when the
+// trace is not there.
+int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, int status);
+
+} // namespace ljcore
