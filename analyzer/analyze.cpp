@@ -3,19 +3,17 @@
 #include <deque>
 #include <memory>
 
-#include "analyzer/coroutines.h"
-#if __has_include("analyzer/dwarf_layout.h") // TEMP
 #include "analyzer/builtin_layouts.h"
 #include "analyzer/coroutines.h"
 #include "analyzer/dwarf_layout.h"
-#define HAVE_DL 1
-#endif
 #include "analyzer/lua_runs.h"
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
+#include "analyzer/trace_frames.h"
 #include "analyzer/traces.h"
 #include "analyzer/vm_locator.h"
 #include "analyzer/vm_scan.h"
+#include "luajit/bytecode.h"
 #include "readers/elf_core.h"
 #include "readers/native_stack.h"
 
@@ -137,6 +135,104 @@ TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std
 	return set;
 }
 
+// A crash inside compiled code: g->vmstate names the trace (0 on arm64,
+// whose traces do not store their number: then the trace is the one whose
+// machine code a thread is in, as lj_trace.c trace_exit_find() finds it).
+// The frames it inlined live only in registers; they are rebuilt from the
+// snapshot covering the machine code a thread is in: its innermost pc, or
+// a return address when the trace called out (an FFI call that crashed).
+struct CompiledCrash {
+	TraceFrames frames;
+	size_t thread = 0;       // the thread in the trace's machine code
+	size_t native_frame = 0; // its frame there
+};
+
+std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, int32_t traceno,
+					     const std::vector<NativeStack> &stacks, Arch arch,
+					     std::vector<std::string> &problems)
+{
+	std::string what = "frames compiled in trace " + (traceno ? std::to_string(traceno) : "");
+	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
+	if (!tl) {
+		problems.push_back(what + ": no JIT layout for " + mem.layout().name);
+		return std::nullopt;
+	}
+	TraceSet set = read_traces(mem, *tl, g, false, uint32_t(traceno));
+	if (!set.problem.empty()) {
+		problems.push_back(what + ": " + set.problem);
+		return std::nullopt;
+	}
+	auto jit_base = mem.ref(g + mem.layout().g_jit_base);
+	if (!jit_base || *jit_base == 0) {
+		problems.push_back(what + ": g->jit_base is not set");
+		return std::nullopt;
+	}
+	uint32_t mcode_unit = arch == Arch::x86_64 ? 1 : 4;
+	for (const Trace &t : set.traces) {
+		if (!t.problem.empty())
+			continue;
+		for (size_t ti = 0; ti < stacks.size(); ti++)
+			for (size_t fi = 0; fi < stacks[ti].frames.size(); fi++) {
+				uint64_t pc = stacks[ti].frames[fi].lookup_pc();
+				if (pc < t.mcode || pc >= t.mcode + t.szmcode)
+					continue;
+				auto snap = snapshot_at(t, pc, mcode_unit);
+				auto restored =
+					snap ? restore_trace_frames(mem, t, *snap, *jit_base)
+					     : std::unexpected(snap.error());
+				if (!restored) {
+					problems.push_back(what + std::to_string(t.number) + ": " +
+							   restored.error().message);
+					return std::nullopt;
+				}
+				return CompiledCrash{*restored, ti, fi};
+			}
+	}
+	if (traceno && !set.traces.empty() && !set.traces[0].problem.empty())
+		problems.push_back(what + ": " + set.traces[0].problem);
+	else
+		problems.push_back(what + ": no thread is in its machine code");
+	return std::nullopt;
+}
+
+// Native unwinding stops in a trace's machine code: it has no CFI. The
+// trace runs on the C frame of the interpreter that entered it, so
+// unwinding goes on from there, at the interpreter's JLOOP handler
+// (dispatch[BC_JLOOP] in GG_State), whose CFI covers the frame like any
+// other point of the interpreter does. L->cframe is that frame's stack
+// pointer. The CFI computes the frame from it on x86_64; on arm64 from the
+// frame pointer x29, which the interpreter keeps at sp + SAVE_FP_LR_ (192
+// in both forks' vm_arm64.dasc).
+void unwind_below_trace(const LuaMemory &mem, uint64_t g, uint64_t L, Arch arch,
+			const NativeSession &native, NativeStack &stack, size_t trace_frame,
+			std::vector<std::string> &problems)
+{
+	const lj_layout &ly = mem.layout();
+	uint32_t jloop = 0;
+	while (jloop < LJ_BC_COUNT && std::string_view(lj_bcdefs[jloop].name) != "JLOOP")
+		jloop++;
+	auto cframe = mem.value<uint64_t>(L + ly.L_cframe);
+	auto handler = mem.value<uint64_t>(g - ly.gg_g + ly.gg_dispatch + 8 * jloop);
+	if (!cframe || !handler) {
+		problems.push_back("native frames below trace code: cannot read L->cframe or the "
+				   "dispatch table");
+		return;
+	}
+	uint64_t sp = *cframe & ~uint64_t(3);
+	constexpr uint64_t arm64_save_fp_lr = 192;
+	std::vector<std::pair<unsigned, uint64_t>> regs;
+	if (arch == Arch::x86_64)
+		regs = {{7, sp}}; // rsp
+	else
+		regs = {{29, sp + arm64_save_fp_lr}, {31, sp}};
+	NativeStack below = native.unwind_from(stack.tid, *handler, regs);
+	stack.frames.resize(trace_frame + 1);
+	for (auto &f : below.frames)
+		if (stack.frames.size() < NativeSession::max_frames)
+			stack.frames.push_back(std::move(f));
+	stack.stop_reason = below.stop_reason;
+}
+
 } // namespace
 
 Analysis analyze_target(const Target &target, const NativeSession &native,
@@ -228,6 +324,22 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			const NativeFrame &f = stacks[*c.thread].frames[0];
 			start.base = f.regs.dwarf[1];   // rdx
 			start.top_pc = f.regs.dwarf[3]; // rbx
+		}
+		std::optional<CompiledCrash> compiled;
+		if (v.vmstate >= 0)
+			compiled = compiled_frames(mem, c.g, v.vmstate, stacks, target.arch(),
+						   a.problems);
+		if (compiled) {
+			start.base = compiled->frames.base;
+			start.top_pc = compiled->frames.base_pc;
+			start.compiled = &compiled->frames;
+			v.vmstate_text = "trace " + std::to_string(compiled->frames.trace);
+			NativeStack &s = stacks[compiled->thread];
+			unwind_below_trace(mem, c.g, start.L, target.arch(), native, s,
+					   compiled->native_frame, a.problems);
+			bool crashed = a.threads[compiled->thread].crashed;
+			a.threads[compiled->thread] =
+				thread_result(target.threads()[compiled->thread], s, crashed);
 		}
 		v.stack = walk_lua_stack(mem, start, symbolize);
 		if (!v.stack.complete)

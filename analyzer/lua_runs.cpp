@@ -121,6 +121,14 @@ FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
 			out.cframe[next++] = cf;
 		else if (f < stack.frames[next].slot)
 			break; // passed a frame the walker saw: links disagree
+		// A frame the trace inlined has no link in memory: it is a Lua
+		// call, owning no C frame, from the frame right below.
+		if (next > 0 && stack.frames[next - 1].inlined) {
+			if (next == stack.frames.size())
+				break;
+			f = stack.frames[next].slot;
+			continue;
+		}
 		auto link = frame_link(mem, f);
 		auto owns = link ? owns_cframe(mem, f, link->ftsz) : std::nullopt;
 		if (!owns) {

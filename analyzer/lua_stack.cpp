@@ -133,6 +133,24 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		stack.complete = false;
 		stack.stop_reason = "more than " + std::to_string(max_lua_frames) + " frames";
 	}
+	size_t ncompiled = 0;
+	if (start.compiled) {
+		ncompiled = start.compiled->inlined.size();
+		raw.insert(raw.begin(), ncompiled, lj_frame{});
+		for (size_t i = 0; i < ncompiled; i++) {
+			const InlinedFrame &in = start.compiled->inlined[i];
+			raw[i].slot = in.slot;
+			raw[i].func = in.function;
+			raw[i].pc = in.pc;
+			raw[i].type = LJ_FRAME_LUA;
+		}
+		for (size_t i = 0; i < raw.size(); i++) {
+			if (i < ncompiled)
+				raw[i].prevslot = i + 1 < raw.size() ? raw[i + 1].slot : 0;
+			raw[i].nextslot = i > 0 ? raw[i - 1].slot : 0;
+			raw[i].level = uint32_t(i);
+		}
+	}
 
 	for (size_t i = 0; i < raw.size(); i++) {
 		LuaFrame f;
@@ -141,6 +159,11 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		f.function = raw[i].func;
 		f.pc = raw[i].pc;
 		f.frame_type = raw[i].type;
+		// The frame at jit_base runs in the trace, as do those it inlined.
+		if (start.compiled && i <= ncompiled) {
+			f.trace = start.compiled->trace;
+			f.inlined = i < ncompiled;
+		}
 		describe_function(mem, raw[i], f, symbolize);
 		// lj_debug_funcname(): the caller is the frame right below,
 		// when it is the one this frame links to and runs Lua code.

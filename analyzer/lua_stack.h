@@ -8,6 +8,7 @@
 
 #include "analyzer/lua_memory.h"
 #include "analyzer/model.h"
+#include "analyzer/trace_frames.h"
 
 namespace ljcore {
 
@@ -15,6 +16,9 @@ struct WalkStart {
 	uint64_t L = 0;
 	uint64_t base = 0;   // BASE register when the VM is on top, else 0
 	uint64_t top_pc = 0; // PC register when the VM is on top, else 0
+	// A crash in compiled code: the frames above base come from the
+	// trace's snapshot, and the frame at base runs in the trace too.
+	const TraceFrames *compiled = nullptr;
 };
 
 // Names a C function pointer (a symbol), empty if unknown.

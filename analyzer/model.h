@@ -31,6 +31,8 @@ struct LuaFrame {
 	uint64_t c_function = 0; // lua_CFunction of a C function
 	std::string c_symbol;    // its symbol, if known
 	std::string problem;     // what could not be read for this frame
+	uint32_t trace = 0;      // running compiled in this trace, 0: interpreted
+	bool inlined = false;    // inlined by the trace: on no stack, only in its snapshot
 };
 
 struct LuaStack {

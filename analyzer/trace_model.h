@@ -42,6 +42,10 @@ struct TraceSnapshot {
 	uint8_t topslot = 0;
 	uint8_t count = 0;             // exits taken through it
 	std::vector<uint32_t> entries; // SnapEntry: slot << 24 | flags | ref
+	// The map words after the entries (lj_snap.c snapshot_framelinks()):
+	// the pc (with FR2 one 64-bit pc << 8 | baseslot), then without FR2
+	// the frame links, innermost first.
+	std::vector<uint32_t> links;
 };
 
 struct Trace {

@@ -15,6 +15,9 @@ namespace {
 constexpr uint32_t max_traces = 65535;
 constexpr uint32_t max_ir = 65536;
 constexpr uint32_t max_snapmap = 1u << 24;
+// The pc (two words) and a link per frame: LJ_MAX_JSLOTS (250) bounds the
+// slots, so the frames, of a snapshot.
+constexpr uint64_t max_snap_links = 2 + 2 * 250;
 constexpr uint32_t max_mcode = 1u << 26;
 
 // IR opcodes whose constants ir_kgc(), ir_kptr(), ir_knum() and
@@ -184,6 +187,7 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 	auto map = read_bytes(mem, "snapshot map", snapmap, size_t(nsnapmap) * 4);
 	if (!map)
 		return map.error();
+	auto mapofs_of = [&](uint32_t i) { return load<uint32_t>(*snaps, i * LJ_SNAP_SIZE); };
 	for (uint32_t i = 0; i < nsnap; i++) {
 		size_t at = size_t(i) * LJ_SNAP_SIZE;
 		TraceSnapshot s;
@@ -198,6 +202,14 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 			return "snapshot #" + std::to_string(i) + " runs past the snapshot map";
 		for (uint32_t e = 0; e < nent; e++)
 			s.entries.push_back(load<uint32_t>(*map, (size_t(mapofs) + e) * 4));
+		// Snapshots lie in the map in order: the next one's start ends
+		// this one's links (snap_nextofs()).
+		uint64_t next = i + 1 < nsnap ? mapofs_of(i + 1) : nsnapmap;
+		if (next < uint64_t(mapofs) + nent || next > nsnapmap ||
+		    next - mapofs - nent > max_snap_links)
+			return "snapshot #" + std::to_string(i) + " has no plausible frame links";
+		for (uint64_t e = mapofs + nent; e < next; e++)
+			s.links.push_back(load<uint32_t>(*map, size_t(e) * 4));
 		t.snapshots.push_back(std::move(s));
 	}
 	return {};
@@ -302,7 +314,8 @@ std::string luajit_location(const std::string &chunkname, int32_t firstline, uin
 	return "\"" + chunkname + "\"" + l;
 }
 
-TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode)
+TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
+		     uint32_t only)
 {
 	const lj_layout &ly = mem.layout();
 	TraceSet set;
@@ -334,7 +347,7 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 	for (uint32_t n = 1; n < *size; n++) {
 		uint64_t t = ly.ptrsize == 8 ? load<uint64_t>(*refs, size_t(n) * 8)
 					     : load<uint32_t>(*refs, size_t(n) * 4);
-		if (t)
+		if (t && (only == 0 || n == only))
 			set.traces.push_back(read_trace(mem, tl, t, n, with_mcode));
 	}
 	return set;

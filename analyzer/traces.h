@@ -10,10 +10,11 @@
 
 namespace ljcore {
 
-// Every trace of the VM whose global_State is g. A trace that cannot be
-// read is listed with the reason; the others still are. with_mcode also
-// reads each trace's machine code.
-TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode);
+// Every trace of the VM whose global_State is g, or only trace number
+// only when it is not 0. A trace that cannot be read is listed with the
+// reason; the others still are. with_mcode also reads machine code.
+TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
+		     uint32_t only = 0);
 
 // lj_debug_pushloc(): how LuaJIT names a place in a function for jit.dump
 // and jit.util.funcinfo: "file.lua:12" (directories dropped), "=name:12",

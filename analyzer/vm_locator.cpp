@@ -32,7 +32,10 @@ bool is_vm_symbol(const std::string &name)
 
 std::string vmstate_text(int32_t vmstate)
 {
-	if (vmstate >= 0)
+	// arm64 traces do not store their number (vm_arm64.dasc BC_JLOOP).
+	if (vmstate == 0)
+		return "trace";
+	if (vmstate > 0)
 		return "trace " + std::to_string(vmstate);
 	uint32_t index = ~uint32_t(vmstate);
 	if (index < std::size(vmstate_names))

@@ -42,6 +42,10 @@ json lua_stack_json(const LuaStack &s)
 			j["c_symbol"] = f.c_symbol;
 		if (!f.problem.empty())
 			j["problem"] = f.problem;
+		if (f.trace)
+			j["trace"] = f.trace;
+		if (f.inlined)
+			j["inlined"] = true;
 		frames.push_back(std::move(j));
 	}
 	json j = {{"L", addr(s.L)}, {"complete", s.complete}, {"frames", frames}};

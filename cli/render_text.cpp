@@ -47,6 +47,9 @@ std::string lua_frame_text(const LuaFrame &f)
 		s += " in main chunk";
 	else
 		s += " in function <" + f.short_src + ":" + std::to_string(f.line_defined) + ">";
+	if (f.trace)
+		s += "  [compiled: trace " + std::to_string(f.trace) +
+		     (f.inlined ? ", inlined]" : "]");
 	return s;
 }
 

@@ -109,6 +109,55 @@ int on_frame(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+// unwind_from(): one thread whose initial registers are the pc and sp
+// given, reading the target's memory.
+struct GivenFrame {
+	const Memory *memory;
+	pid_t tid;
+	uint64_t pc;
+	const std::vector<std::pair<unsigned, uint64_t>> &regs;
+	bool listed = false;
+};
+
+pid_t given_next_thread(Dwfl *, void *arg, void **thread_arg)
+{
+	auto *g = static_cast<GivenFrame *>(arg);
+	if (g->listed)
+		return 0;
+	g->listed = true;
+	*thread_arg = arg;
+	return g->tid;
+}
+
+bool given_memory_read(Dwfl *, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	auto v = static_cast<GivenFrame *>(arg)->memory->read_value<uint64_t>(addr);
+	if (v)
+		*result = *v;
+	return v.has_value();
+}
+
+bool given_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	auto *g = static_cast<GivenFrame *>(arg);
+	for (auto [reg, value] : g->regs) {
+		Dwarf_Word v = value;
+		if (!dwfl_thread_state_registers(thread, int(reg), 1, &v))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, g->pc);
+	return true;
+}
+
+const Dwfl_Thread_Callbacks given_callbacks = {
+	.next_thread = given_next_thread,
+	.get_thread = nullptr,
+	.memory_read = given_memory_read,
+	.set_initial_registers = given_initial_registers,
+	.detach = nullptr,
+	.thread_detach = nullptr,
+};
+
 std::string base_name(const char *path)
 {
 	if (!path)
@@ -124,25 +173,14 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open_core(const ElfCore 
 	std::unique_ptr<NativeSession> s(new NativeSession());
 	s->arch_ = core.arch();
 	s->files_ = &core.files();
+	s->target_ = &core;
+	s->core_ = &core;
 	active_files = s->files_;
 	s->dwfl_ = dwfl_begin(&core_callbacks);
 	if (!s->dwfl_)
 		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
-	dwfl_report_begin(s->dwfl_);
-	const std::string &exe = core.files().exe_path();
-	std::string exe_disk = exe.empty() ? "" : core.files().disk_path(exe);
-	if (!core.modules_without_nt_file().empty()) {
-		// No NT_FILE: libdwfl cannot find the modules itself.
-		for (const LoadedModule &m : core.modules_without_nt_file()) {
-			std::string file = core.files().disk_path(m.path);
-			dwfl_report_elf(s->dwfl_, m.path.c_str(), file.c_str(), -1, m.bias, false);
-		}
-	} else if (dwfl_core_file_report(s->dwfl_, core.elf(),
-					 exe_disk.empty() ? nullptr : exe_disk.c_str()) < 0) {
-		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
-	}
-	if (dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
-		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	if (auto r = s->report_modules(s->dwfl_); !r)
+		return std::unexpected(r.error());
 	if (dwfl_core_file_attach(s->dwfl_, core.elf()) < 0)
 		s->attach_error_ = dwfl_errmsg(-1);
 	else
@@ -154,21 +192,75 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open_live(const LiveProc
 {
 	std::unique_ptr<NativeSession> s(new NativeSession());
 	s->arch_ = process.arch();
+	s->target_ = &process;
 	pid_t pid = process.process().pid;
 	s->dwfl_ = dwfl_begin(&live_callbacks);
 	if (!s->dwfl_)
 		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
-	dwfl_report_begin(s->dwfl_);
-	if (dwfl_linux_proc_report(s->dwfl_, pid) != 0)
-		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
-	if (dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
-		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	if (auto r = s->report_modules(s->dwfl_); !r)
+		return std::unexpected(r.error());
 	// LiveProcess already holds every thread ptrace-stopped.
 	if (dwfl_linux_proc_attach(s->dwfl_, pid, true) != 0)
 		s->attach_error_ = dwfl_errmsg(-1);
 	else
 		s->attached_ = true;
 	return s;
+}
+
+Expected<void> NativeSession::report_modules(Dwfl *dwfl) const
+{
+	dwfl_report_begin(dwfl);
+	if (!core_) {
+		if (dwfl_linux_proc_report(dwfl, target_->process().pid) != 0)
+			return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	} else if (!core_->modules_without_nt_file().empty()) {
+		// No NT_FILE: libdwfl cannot find the modules itself.
+		for (const LoadedModule &m : core_->modules_without_nt_file()) {
+			std::string file = core_->files().disk_path(m.path);
+			dwfl_report_elf(dwfl, m.path.c_str(), file.c_str(), -1, m.bias, false);
+		}
+	} else {
+		const std::string &exe = core_->files().exe_path();
+		std::string exe_disk = exe.empty() ? "" : core_->files().disk_path(exe);
+		if (dwfl_core_file_report(dwfl, core_->elf(),
+					  exe_disk.empty() ? nullptr : exe_disk.c_str()) < 0)
+			return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	}
+	if (dwfl_report_end(dwfl, nullptr, nullptr) != 0)
+		return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	return {};
+}
+
+NativeStack NativeSession::unwind_from(int32_t tid, uint64_t pc,
+				       const std::vector<std::pair<unsigned, uint64_t>> &regs) const
+{
+	NativeStack stack;
+	stack.tid = tid;
+	std::unique_ptr<Dwfl, void (*)(Dwfl *)> dwfl(
+		dwfl_begin(core_ ? &core_callbacks : &live_callbacks), dwfl_end);
+	if (!dwfl) {
+		stack.stop_reason = std::string("dwfl_begin: ") + dwfl_errmsg(-1);
+		return stack;
+	}
+	if (auto r = report_modules(dwfl.get()); !r) {
+		stack.stop_reason = r.error().message;
+		return stack;
+	}
+	GivenFrame given{target_, tid, pc, regs};
+	if (!dwfl_attach_state(dwfl.get(), core_ ? core_->elf() : nullptr, tid, &given_callbacks,
+			       &given)) {
+		stack.stop_reason = std::string("cannot unwind: ") + dwfl_errmsg(-1);
+		return stack;
+	}
+	UnwindState st{&stack, this, arch_ == Arch::x86_64 ? 17 : 32};
+	dwfl_errno();
+	int r = dwfl_getthread_frames(dwfl.get(), tid, on_frame, &st);
+	if (r != 0 && stack.stop_reason.empty()) {
+		int err = dwfl_errno();
+		if (err != 0)
+			stack.stop_reason = dwfl_errmsg(err);
+	}
+	return stack;
 }
 
 NativeSession::~NativeSession()

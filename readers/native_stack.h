@@ -63,6 +63,12 @@ public:
 
 	static constexpr size_t max_frames = 256;
 	NativeStack unwind(int32_t tid) const;
+	// Unwinds thread tid on from a frame the unwinder could not step past
+	// (code without CFI, such as JIT-compiled code) given the pc and the
+	// registers its CFI computes the frame from (DWARF number, value) of
+	// the frame below it. The CFI recovers the rest from the stack.
+	NativeStack unwind_from(int32_t tid, uint64_t pc,
+				const std::vector<std::pair<unsigned, uint64_t>> &regs) const;
 
 	// Symbol covering addr (the pc as given, not adjusted).
 	std::optional<SymbolInfo> symbol_at(uint64_t addr) const;
@@ -81,6 +87,10 @@ private:
 	Dwfl *dwfl_ = nullptr;
 	Arch arch_ = Arch::x86_64;
 	const MappedFiles *files_ = nullptr; // of a core, for find_elf
+	const Target *target_ = nullptr;     // the memory unwind_from() reads
+	const ElfCore *core_ = nullptr;      // set for a core, else live
+	// Reports the target's modules to a Dwfl (dwfl_report_begin/end).
+	Expected<void> report_modules(Dwfl *dwfl) const;
 	bool attached_ = false;
 	std::string attach_error_;
 };

@@ -5,7 +5,9 @@
 # The oracle is debug.traceback("", 1) verbatim: "\nstack traceback:\n\t...", no final newline
 # (the empty message contributes the leading "\n"). ljcore prints the traceback followed by
 # exactly one "\n". So: expected = oracle minus its first byte (which must be "\n") plus "\n";
-# compared byte for byte, trailing newlines included.
+# compared byte for byte, trailing newlines included. The oracle starts at level 1 (below
+# the C function that crashed, e.g. FFI's abort), or at the level ORACLE.level names (0 for
+# a crash in compiled code, where no C frame is on top).
 # Exit: 0 match, 1 mismatch or ljcore error (diff -u / stderr shown), 2 usage, 77 skip
 # (CTest SKIP_RETURN_CODE) when the core, oracle or exe was never produced.
 set -euo pipefail
@@ -28,7 +30,9 @@ if [[ $(head -c 1 "$oracle" | od -An -c | tr -d ' ') != '\n' ]]; then
 fi
 { tail -c +2 "$oracle"; printf '\n'; } >"$tmp/expected"
 
-cmd=("$ljcore" bt --format=luajit --level 1 --exe "$exe" "$core")
+level=1
+[[ -f $oracle.level ]] && level=$(<"$oracle.level")
+cmd=("$ljcore" bt --format=luajit --level "$level" --exe "$exe" "$core")
 # Cores of foreign-architecture guests name their libraries under a sysroot.
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")

@@ -1,0 +1,161 @@
+#include "analyzer/trace_frames.h"
+
+#include "analyzer/lua_symbolize.h"
+#include "luajit/trace_layout.h"
+
+namespace ljcore {
+
+namespace {
+
+// Frame link facts (lj_frame.h): the type in the low bits; a Lua link is
+// the return pc, a vararg link the distance down to the original frame.
+constexpr uint64_t frame_type_mask = 3, frame_typep_mask = 7;
+constexpr uint64_t frame_lua = 0, frame_varg = 3;
+
+constexpr uint32_t snap_slot(uint32_t e)
+{
+	return e >> 24;
+}
+constexpr uint32_t snap_ref(uint32_t e)
+{
+	return e & 0xffff;
+}
+
+// One frame link slot of the snapshot, outermost first.
+struct SnapFrame {
+	uint32_t slot = 0;
+	uint64_t function = 0;
+	uint64_t link = 0;
+};
+
+// The frame link slots of a snapshot and what they hold. With FR2 the
+// link slot holds a KNUM constant with the link's bits and the function
+// is the slot below (lj_record.c rec_call_setup()); without FR2 the slot
+// holds the function and the links sit after the entries, the outermost
+// last (lj_snap.c lj_snap_restore() takes them from the end).
+Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnapshot &snap,
+						 bool fr2)
+{
+	std::vector<SnapFrame> frames;
+	auto constant = [&](uint32_t entry) -> Expected<const IrIns *> {
+		const IrIns *k = t.at(snap_ref(entry));
+		if (!k || snap_ref(entry) >= LJ_REF_BIAS)
+			return fail("slot " + std::to_string(snap_slot(entry)) +
+				    " of the snapshot is not a constant");
+		return k;
+	};
+	size_t next_link = snap.links.size();
+	for (size_t i = 0; i < snap.entries.size(); i++) {
+		uint32_t e = snap.entries[i];
+		if (e & LJ_SNAP_CONT)
+			return fail("a continuation frame (metamethod call) is not restored");
+		// Slot 0 (and with FR2 slot 1) belong to the frame the trace
+		// started in, which is on the stack itself.
+		if (!(e & LJ_SNAP_FRAME) || snap_slot(e) <= uint32_t(fr2))
+			continue;
+		SnapFrame f;
+		f.slot = snap_slot(e);
+		if (fr2) {
+			if (i == 0 || snap_slot(snap.entries[i - 1]) != f.slot - 1)
+				return fail("no function below the frame in slot " +
+					    std::to_string(f.slot));
+			auto fn = constant(snap.entries[i - 1]);
+			auto link = constant(e);
+			if (!fn || !link)
+				return std::unexpected(fn ? link.error() : fn.error());
+			f.function = (*fn)->func.address;
+			f.link = (*link)->k;
+		} else {
+			auto fn = constant(e);
+			if (!fn)
+				return std::unexpected(fn.error());
+			// links[0] is the pc; frame links count down from the end.
+			if (next_link <= 1)
+				return fail("the snapshot has fewer frame links than frames");
+			f.function = (*fn)->func.address;
+			f.link = snap.links[--next_link];
+		}
+		if (!f.function)
+			return fail("slot " + std::to_string(f.slot) +
+				    " holds no function constant");
+		frames.push_back(f);
+	}
+	return frames;
+}
+
+} // namespace
+
+Expected<uint32_t> snapshot_at(const Trace &t, uint64_t mcode_pc, uint32_t mcode_unit)
+{
+	if (t.snapshots.empty())
+		return fail("trace " + std::to_string(t.number) + " has no snapshots");
+	if (mcode_pc < t.mcode || mcode_pc >= t.mcode + t.szmcode)
+		return fail("pc is outside the machine code of trace " + std::to_string(t.number));
+	uint64_t ofs = (mcode_pc - t.mcode) / mcode_unit;
+	uint32_t n = 0;
+	for (uint32_t i = 1; i < t.snapshots.size(); i++)
+		if (t.snapshots[i].mcofs <= ofs)
+			n = i;
+	return n;
+}
+
+Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
+					   uint64_t jit_base)
+{
+	const lj_layout &ly = mem.layout();
+	if (snapno >= t.snapshots.size())
+		return fail("trace " + std::to_string(t.number) + " has no snapshot #" +
+			    std::to_string(snapno));
+	const TraceSnapshot &snap = t.snapshots[snapno];
+	std::string where =
+		"snapshot #" + std::to_string(snapno) + " of trace " + std::to_string(t.number);
+	if (snap.links.size() < 1u + ly.fr2)
+		return fail(where + " has no pc");
+	auto frames = snapshot_frames(t, snap, ly.fr2);
+	if (!frames)
+		return std::unexpected(frames.error().context(where));
+
+	TraceFrames out;
+	out.trace = t.number;
+	out.snapshot = snapno;
+	out.base = jit_base;
+	// With FR2 the pc is one 64-bit word, shifted over the base slot.
+	uint64_t snap_pc =
+		ly.fr2 ? (uint64_t(snap.links[1]) << 32 | snap.links[0]) >> 8 : snap.links[0];
+	// The snapshot resumes at snap_pc: the frame is running that
+	// instruction, so its pc is the next one, as the interpreter keeps it.
+	uint64_t pc = snap_pc + 4;
+	// Snapshot slot 0 is the function slot of the frame at jit_base.
+	uint64_t slot0 = jit_base - 8 * (1 + ly.fr2);
+	for (auto it = frames->rbegin(); it != frames->rend(); ++it) {
+		uint64_t type = it->link & frame_type_mask;
+		if ((it->link & frame_typep_mask) == frame_varg) {
+			// A vararg function's frame moved up: the Lua link of its
+			// original frame, just below, still names the caller.
+			auto below = std::next(it);
+			if (below == frames->rend() || below->function != it->function)
+				return fail(where + ": vararg frame in slot " +
+					    std::to_string(it->slot) + " has no original");
+			out.inlined.push_back({slot0 + 8 * it->slot, it->function, pc});
+			pc = below->link;
+			it = below;
+			continue;
+		}
+		if (type != frame_lua)
+			return fail(where + ": frame in slot " + std::to_string(it->slot) +
+				    " is not a Lua call");
+		out.inlined.push_back({slot0 + 8 * it->slot, it->function, pc});
+		pc = it->link;
+	}
+	out.base_pc = pc;
+	// The innermost frame must be running the snapshot's pc.
+	uint64_t top = out.inlined.empty() ? 0 : out.inlined.front().function;
+	if (top) {
+		auto pt = function_proto(mem, top);
+		if (!pt || bc_position(*pt, snap_pc + 4) == no_bcpos)
+			return fail(where + ": its pc is not in the innermost function");
+	}
+	return out;
+}
+
+} // namespace ljcore

@@ -1,0 +1,44 @@
+// Lua frames of a crash inside compiled code. A trace keeps the frames it
+// inlined only in registers; what LuaJIT itself would rebuild on an exit
+// from that point is in the snapshot that covers the machine code there
+// (lj_trace.c lj_trace_unwind() picks it, lj_snap.c lj_snap_restore()
+// rebuilds the frames from it). This does the same, reading, not writing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/trace_model.h"
+#include "readers/error.h"
+
+namespace ljcore {
+
+// A frame the trace inlined: where its link slot would be, its function
+// and the pc it is at (the interpreter's convention: one past the
+// instruction it runs).
+struct InlinedFrame {
+	uint64_t slot = 0;
+	uint64_t function = 0;
+	uint64_t pc = 0;
+};
+
+struct TraceFrames {
+	uint32_t trace = 0;
+	uint32_t snapshot = 0;
+	uint64_t base = 0;                 // g->jit_base: the frame the trace started in
+	uint64_t base_pc = 0;              // the pc of that frame
+	std::vector<InlinedFrame> inlined; // innermost first
+};
+
+// The snapshot whose machine code covers mcode_pc (an address inside the
+// trace), as lj_trace_unwind() searches: the last one starting at or before
+// it. mcode_unit is sizeof(MCode): 1 on x86_64, 4 on arm64.
+Expected<uint32_t> snapshot_at(const Trace &t, uint64_t mcode_pc, uint32_t mcode_unit);
+
+// Rebuilds the frames of snapshot snapno of trace t, which runs on the
+// stack at jit_base.
+Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
+					   uint64_t jit_base);
+
+} // namespace ljcore
