@@ -13,6 +13,7 @@
 #include "analyzer/lua_runs.h"
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
+#include "analyzer/trace_mcode.h"
 #include "analyzer/traces.h"
 #include "analyzer/vm_locator.h"
 #include "analyzer/vm_scan.h"
@@ -120,7 +121,8 @@ void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &sym
 }
 
 // The JIT's traces, when the flavour has a JIT we know the layout of.
-TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std::string> &problems)
+TraceSet vm_traces(const LuaMemory &mem, uint64_t g, Arch arch, bool mcode,
+		   std::vector<std::string> &problems)
 {
 	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
 	TraceSet set;
@@ -129,6 +131,13 @@ TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std
 			      " (built without the JIT?)";
 	else
 		set = read_traces(mem, *tl, g, mcode);
+	if (mcode && set.problem.empty()) {
+		auto dis = Disassembler::create(arch);
+		if (dis)
+			annotate_mcode(mem, set, arch, **dis);
+		else
+			problems.push_back("machine code not disassembled: " + dis.error().message);
+	}
 	if (!set.problem.empty())
 		problems.push_back("traces of VM " + luajit_pointer(g) + ": " + set.problem);
 	for (auto &t : set.traces)
@@ -240,7 +249,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
 		if (options.traces)
-			v.traces = vm_traces(mem, c.g, options.mcode, a.problems);
+			v.traces = vm_traces(mem, c.g, target.arch(), options.mcode, a.problems);
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

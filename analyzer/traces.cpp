@@ -330,6 +330,12 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 		set.problem = refs.error();
 		return set;
 	}
+	if (with_mcode) {
+		uint64_t groups = set.jit_state + tl.J_exitstubgroup;
+		for (uint32_t i = 0; i < LJ_MAX_EXITSTUBGR; i++)
+			set.exit_stub_groups.push_back(
+				mem.value<uint64_t>(groups + 8 * i).value_or(0));
+	}
 	// Trace 0 is never used (lj_trace.c starts numbering at 1).
 	for (uint32_t n = 1; n < *size; n++) {
 		uint64_t t = ly.ptrsize == 8 ? load<uint64_t>(*refs, size_t(n) * 8)
