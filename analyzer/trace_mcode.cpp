@@ -42,6 +42,58 @@ std::map<uint64_t, int32_t> arm64_exit_stubs(const LuaMemory &mem, const Trace &
 	return stubs;
 }
 
+// A side trace is entered from the exit of its parent that LuaJIT patched
+// to jump to it (lj_asm_patchexit), so that exit's number is gone from the
+// code. It is recovered from three facts: the parent marks the snapshot
+// of that exit SNAPCOUNT_DONE (lj_trace.c), the side trace starts at the
+// bytecode that snapshot resumes at, and guards are laid out in the order
+// of their exits, so it lies between the exits of the guards around it.
+void find_parent_exits(TraceSet &set)
+{
+	constexpr uint8_t snapcount_done = 255;
+	std::map<uint32_t, Trace *> by_number;
+	for (auto &t : set.traces)
+		by_number[t.number] = &t;
+	for (auto &t : set.traces) {
+		uint32_t tree = t.root ? t.root : t.number;
+		int32_t last = t.snapshots.empty() ? -1 : int32_t(t.snapshots.size()) - 1;
+		std::vector<bool> claimed(t.snapshots.size());
+		for (size_t i = 0; i < t.listing.size(); i++) {
+			auto it = by_number.find(t.listing[i].to_trace);
+			if (it == by_number.end())
+				continue;
+			Trace *side = it->second;
+			// Only a side trace of the same tree can hang off this one.
+			if (side->root != tree || side->parent)
+				continue;
+			int32_t lo = 0, hi = last;
+			for (size_t j = i; j-- > 0;)
+				if (t.listing[j].exit >= 0) {
+					lo = t.listing[j].exit;
+					break;
+				}
+			for (size_t j = i + 1; j < t.listing.size(); j++)
+				if (t.listing[j].exit >= 0) {
+					hi = t.listing[j].exit;
+					break;
+				}
+			int32_t found = -1, candidates = 0;
+			for (int32_t e = lo; e <= hi && e >= 0; e++) {
+				const TraceSnapshot &s = t.snapshots[size_t(e)];
+				if (s.count == snapcount_done && s.pc == side->start_pc &&
+				    !claimed[size_t(e)]) {
+					found = e;
+					candidates++;
+				}
+			}
+			side->parent = t.number;
+			side->parent_exit = candidates == 1 ? found : -1;
+			if (candidates == 1)
+				claimed[size_t(found)] = true;
+		}
+	}
+}
+
 } // namespace
 
 int32_t snapshot_at(const Trace &t, uint32_t ofs)
@@ -92,26 +144,7 @@ void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler
 		}
 	}
 
-	// A side trace is entered from the exit of its parent that LuaJIT
-	// patched: a guard in the parent whose snapshot is that exit.
-	std::map<uint32_t, Trace *> by_number;
-	for (auto &t : set.traces)
-		by_number[t.number] = &t;
-	for (auto &t : set.traces) {
-		for (auto &line : t.listing) {
-			if (!line.to_trace)
-				continue;
-			Trace *side = by_number[line.to_trace];
-			if (!side || side->root == 0 || side->parent)
-				continue;
-			// Only a trace of the same tree can be its parent.
-			uint32_t tree = t.root ? t.root : t.number;
-			if (side->root != tree)
-				continue;
-			side->parent = t.number;
-			side->parent_exit = snapshot_at(t, line.offset);
-		}
-	}
+	find_parent_exits(set);
 }
 
 } // namespace ljcore

@@ -37,11 +37,16 @@ struct IrIns {
 
 struct TraceSnapshot {
 	uint32_t ref = 0;   // first IR ref it covers (biased)
-	uint16_t mcofs = 0; // offset of its exit in the machine code
+	uint16_t mcofs = 0; // where its part of the machine code starts
 	uint8_t nslots = 0;
 	uint8_t topslot = 0;
-	uint8_t count = 0;             // exits taken through it
+	uint8_t count = 0;             // exits taken through it; 255: a side trace is linked
 	std::vector<uint32_t> entries; // SnapEntry: slot << 24 | flags | ref
+	// What follows the entries (lj_snap.c snapshot_framelinks): the
+	// bytecode pc it resumes at, then, without LJ_FR2, one link per frame.
+	uint64_t pc = 0;
+	uint32_t base_slot = 0; // LJ_FR2: where the innermost frame's base is
+	std::vector<uint32_t> links;
 };
 
 // One machine instruction of a trace, with what LuaJIT's code layout says

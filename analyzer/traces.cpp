@@ -176,6 +176,7 @@ std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
 std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, uint64_t snapmap,
 			   uint32_t nsnapmap, Trace &t)
 {
+	bool fr2 = mem.layout().fr2;
 	if (nsnapmap > max_snapmap)
 		return "implausible snapshot map size " + std::to_string(nsnapmap);
 	auto snaps = read_bytes(mem, "snapshots", snap, size_t(nsnap) * LJ_SNAP_SIZE);
@@ -198,6 +199,23 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 			return "snapshot #" + std::to_string(i) + " runs past the snapshot map";
 		for (uint32_t e = 0; e < nent; e++)
 			s.entries.push_back(load<uint32_t>(*map, (size_t(mapofs) + e) * 4));
+		// The frame links run to the next snapshot's entries (or the
+		// end of the map for the last one).
+		uint32_t next = i + 1 < nsnap
+					? load<uint32_t>(*snaps, at + LJ_SNAP_SIZE + LJ_SNAP_MAPOFS)
+					: nsnapmap;
+		size_t links = size_t(mapofs) + nent;
+		if (next > links && next <= nsnapmap) {
+			if (fr2) {
+				uint64_t pcbase = load<uint64_t>(*map, links * 4);
+				s.pc = pcbase >> 8;
+				s.base_slot = uint32_t(pcbase & 0xff);
+			} else {
+				s.pc = load<uint32_t>(*map, links * 4);
+				for (size_t l = links + 1; l < next; l++)
+					s.links.push_back(load<uint32_t>(*map, l * 4));
+			}
+		}
 		t.snapshots.push_back(std::move(s));
 	}
 	return {};

@@ -88,6 +88,7 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 					 {"nslots", s.nslots},
 					 {"topslot", s.topslot},
 					 {"count", s.count},
+					 {"pc", addr(s.pc)},
 					 {"entries", s.entries}});
 		json j = {{"number", t.number},
 			  {"address", addr(t.address)},

@@ -9,8 +9,9 @@ without gap or overlap and their bytes are the core's bytes at that address
 exactly where LuaJIT's own disassembler (jit.dump's "mcode" section, the
 oracle) starts one; every guard jit.dump shows jumping to exit N is exit N
 for ljcore too, or, if LuaJIT has since patched that exit to a side trace,
-a jump into a side trace whose parent exit ljcore says is N; and the loop
-starts where jit.dump's ->LOOP label is.
+a jump into a side trace whose parent exit ljcore says is N; the loop
+starts where jit.dump's ->LOOP label is; and each side trace's parent and
+parent exit are those of jit.dump's "---- TRACE n start P/E" line.
 Exit: 0 match, 1 mismatch, 2 usage, 77 skip (not generated here).
 """
 import json
@@ -82,6 +83,16 @@ def oracle_mcode(path):
     return out
 
 
+def oracle_parents(path):
+    """side trace -> (parent, exit) from jit.dump's start lines (the last per trace)."""
+    out = {}
+    for line in open(path, encoding="latin-1"):
+        m = re.match(r"^---- TRACE (\d+) start (?:(\d+)/(\d+) )?", line)
+        if m:
+            out[int(m.group(1))] = (int(m.group(2)), int(m.group(3))) if m.group(2) else None
+    return out
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
@@ -150,6 +161,13 @@ def main():
                           % (n, a, e, {k: line.get(k) for k in ("exit", "to_trace", "text")}))
         if loop is not None and base + mc["loop"] != loop:
             errors.append("trace %d: loop at %#x, jit.dump says %#x" % (n, base + mc["loop"], loop))
+    for n, parent in sorted(oracle_parents(oracle).items()):
+        t = traces.get(n)
+        if t is None or parent is None:
+            continue
+        ours = (t.get("parent"), t.get("parent_exit"))
+        if ours != parent:
+            errors.append("trace %d: parent/exit %s, jit.dump says %d/%d" % ((n, ours) + parent))
     if not expected:
         errors.append("the oracle has no mcode section: the scenario compiled nothing")
     if errors:
