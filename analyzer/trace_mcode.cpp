@@ -96,17 +96,23 @@ void find_parent_exits(TraceSet &set)
 
 } // namespace
 
-int32_t snapshot_at(const Trace &t, uint32_t ofs)
+uint32_t mcode_unit(Arch arch)
+{
+	return arch == Arch::aarch64 ? 4 : 1;
+}
+
+int32_t snapshot_at(const TraceSet &set, const Trace &t, uint64_t ofs)
 {
 	int32_t found = -1;
 	for (size_t i = 0; i < t.snapshots.size(); i++)
-		if (t.snapshots[i].mcofs <= ofs)
+		if (uint64_t(t.snapshots[i].mcofs) * set.mcode_unit <= ofs)
 			found = int32_t(i);
 	return found;
 }
 
 void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler &dis)
 {
+	set.mcode_unit = mcode_unit(arch);
 	std::map<uint64_t, uint32_t> entries; // trace by the address it is entered at
 	for (auto &t : set.traces)
 		if (t.mcode && !t.mcode_bytes.empty())
@@ -126,7 +132,7 @@ void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler
 			line.size = insn.size;
 			line.text = insn.text;
 			for (size_t s = 0; s < t.snapshots.size(); s++)
-				if (t.snapshots[s].mcofs == line.offset)
+				if (uint64_t(t.snapshots[s].mcofs) * set.mcode_unit == line.offset)
 					line.snapshots.push_back(uint32_t(s));
 			if (insn.branch_to) {
 				uint64_t to = *insn.branch_to;

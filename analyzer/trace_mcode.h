@@ -13,8 +13,12 @@ namespace ljcore {
 // Needs the traces read with their machine code.
 void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler &dis);
 
-// The snapshot whose code covers machine-code offset ofs of a trace (the
-// last one starting at or before it), or -1.
-int32_t snapshot_at(const Trace &t, uint32_t ofs);
+// The snapshot whose code covers byte offset ofs of a trace's machine code
+// (the last one starting at or before it, as lj_trace.c lj_trace_unwind
+// finds it), or -1.
+int32_t snapshot_at(const TraceSet &set, const Trace &t, uint64_t ofs);
+
+// Bytes per MCode unit of an architecture.
+uint32_t mcode_unit(Arch arch);
 
 } // namespace ljcore

@@ -37,7 +37,7 @@ struct IrIns {
 
 struct TraceSnapshot {
 	uint32_t ref = 0;   // first IR ref it covers (biased)
-	uint16_t mcofs = 0; // where its part of the machine code starts
+	uint16_t mcofs = 0; // where its part of the code starts, in MCode units
 	uint8_t nslots = 0;
 	uint8_t topslot = 0;
 	uint8_t count = 0;             // exits taken through it; 255: a side trace is linked
@@ -102,6 +102,9 @@ struct TraceSet {
 	uint64_t jit_state = 0; // jit_State *
 	uint32_t sizetrace = 0;
 	int32_t executing = 0; // the trace running at the crash (g->vmstate > 0)
+	// Bytes per MCode unit, in which snapshots count their mcofs: 1 on
+	// x86_64, 4 on arm64 (lj_target_*.h).
+	uint32_t mcode_unit = 1;
 	// x86_64: J->exitstubgroup[], the shared exit stubs (read with mcode).
 	std::vector<uint64_t> exit_stub_groups;
 	std::vector<Trace> traces;
