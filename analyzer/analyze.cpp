@@ -10,6 +10,7 @@
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
 #include "analyzer/trace_frames.h"
+#include "analyzer/trace_mcode.h"
 #include "analyzer/traces.h"
 #include "analyzer/vm_locator.h"
 #include "analyzer/vm_scan.h"
@@ -118,7 +119,8 @@ void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &sym
 }
 
 // The JIT's traces, when the flavour has a JIT we know the layout of.
-TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std::string> &problems)
+TraceSet vm_traces(const LuaMemory &mem, uint64_t g, Arch arch, bool mcode,
+		   std::vector<std::string> &problems)
 {
 	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
 	TraceSet set;
@@ -127,6 +129,13 @@ TraceSet vm_traces(const LuaMemory &mem, uint64_t g, bool mcode, std::vector<std
 			      " (built without the JIT?)";
 	else
 		set = read_traces(mem, *tl, g, mcode);
+	if (mcode && set.problem.empty()) {
+		auto dis = Disassembler::create(arch);
+		if (dis)
+			annotate_mcode(mem, set, arch, **dis);
+		else
+			problems.push_back("machine code not disassembled: " + dis.error().message);
+	}
 	if (!set.problem.empty())
 		problems.push_back("traces of VM " + luajit_pointer(g) + ": " + set.problem);
 	for (auto &t : set.traces)
@@ -167,7 +176,7 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 		problems.push_back(what + ": g->jit_base is not set");
 		return std::nullopt;
 	}
-	uint32_t mcode_unit = arch == Arch::x86_64 ? 1 : 4;
+	set.mcode_unit = mcode_unit(arch);
 	for (const Trace &t : set.traces) {
 		if (!t.problem.empty())
 			continue;
@@ -176,10 +185,11 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 				uint64_t pc = stacks[ti].frames[fi].lookup_pc();
 				if (pc < t.mcode || pc >= t.mcode + t.szmcode)
 					continue;
-				auto snap = snapshot_at(t, pc, mcode_unit);
+				int32_t snap = snapshot_at(set, t, pc - t.mcode);
 				auto restored =
-					snap ? restore_trace_frames(mem, t, *snap, *jit_base)
-					     : std::unexpected(snap.error());
+					snap >= 0 ? restore_trace_frames(mem, t, uint32_t(snap),
+									 *jit_base)
+						  : fail("no snapshot covers the pc");
 				if (!restored) {
 					problems.push_back(what + std::to_string(t.number) + ": " +
 							   restored.error().message);
@@ -352,7 +362,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
 		if (options.traces)
-			v.traces = vm_traces(mem, c.g, options.mcode, a.problems);
+			v.traces = vm_traces(mem, c.g, target.arch(), options.mcode, a.problems);
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

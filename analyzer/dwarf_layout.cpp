@@ -168,6 +168,7 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 		missing += "GG_State.J";
 	t.J_trace = off("jit_State", "trace");
 	t.J_sizetrace = off("jit_State", "sizetrace");
+	t.J_exitstubgroup = off("jit_State", "exitstubgroup");
 	t.T_nsnap = off("GCtrace", "nsnap");
 	t.T_nins = off("GCtrace", "nins");
 	t.T_ir = off("GCtrace", "ir");
@@ -207,6 +208,7 @@ std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 	LJ_CMP(gg_J);
 	LJ_CMP(J_trace);
 	LJ_CMP(J_sizetrace);
+	LJ_CMP(J_exitstubgroup);
 	LJ_CMP(T_nsnap);
 	LJ_CMP(T_nins);
 	LJ_CMP(T_ir);

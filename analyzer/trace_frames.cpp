@@ -69,8 +69,7 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 			auto fn = constant(e);
 			if (!fn)
 				return std::unexpected(fn.error());
-			// links[0] is the pc; frame links count down from the end.
-			if (next_link <= 1)
+			if (next_link == 0)
 				return fail("the snapshot has fewer frame links than frames");
 			f.function = (*fn)->func.address;
 			f.link = snap.links[--next_link];
@@ -85,20 +84,6 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 
 } // namespace
 
-Expected<uint32_t> snapshot_at(const Trace &t, uint64_t mcode_pc, uint32_t mcode_unit)
-{
-	if (t.snapshots.empty())
-		return fail("trace " + std::to_string(t.number) + " has no snapshots");
-	if (mcode_pc < t.mcode || mcode_pc >= t.mcode + t.szmcode)
-		return fail("pc is outside the machine code of trace " + std::to_string(t.number));
-	uint64_t ofs = (mcode_pc - t.mcode) / mcode_unit;
-	uint32_t n = 0;
-	for (uint32_t i = 1; i < t.snapshots.size(); i++)
-		if (t.snapshots[i].mcofs <= ofs)
-			n = i;
-	return n;
-}
-
 Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
 					   uint64_t jit_base)
 {
@@ -109,7 +94,7 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 	const TraceSnapshot &snap = t.snapshots[snapno];
 	std::string where =
 		"snapshot #" + std::to_string(snapno) + " of trace " + std::to_string(t.number);
-	if (snap.links.size() < 1u + ly.fr2)
+	if (snap.pc == 0)
 		return fail(where + " has no pc");
 	auto frames = snapshot_frames(t, snap, ly.fr2);
 	if (!frames)
@@ -119,9 +104,7 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 	out.trace = t.number;
 	out.snapshot = snapno;
 	out.base = jit_base;
-	// With FR2 the pc is one 64-bit word, shifted over the base slot.
-	uint64_t snap_pc =
-		ly.fr2 ? (uint64_t(snap.links[1]) << 32 | snap.links[0]) >> 8 : snap.links[0];
+	uint64_t snap_pc = snap.pc;
 	// The snapshot resumes at snap_pc: the frame is running that
 	// instruction, so its pc is the next one, as the interpreter keeps it.
 	uint64_t pc = snap_pc + 4;

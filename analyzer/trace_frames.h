@@ -31,11 +31,6 @@ struct TraceFrames {
 	std::vector<InlinedFrame> inlined; // innermost first
 };
 
-// The snapshot whose machine code covers mcode_pc (an address inside the
-// trace), as lj_trace_unwind() searches: the last one starting at or before
-// it. mcode_unit is sizeof(MCode): 1 on x86_64, 4 on arm64.
-Expected<uint32_t> snapshot_at(const Trace &t, uint64_t mcode_pc, uint32_t mcode_unit);
-
 // Rebuilds the frames of snapshot snapno of trace t, which runs on the
 // stack at jit_base.
 Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,

@@ -37,15 +37,29 @@ struct IrIns {
 
 struct TraceSnapshot {
 	uint32_t ref = 0;   // first IR ref it covers (biased)
-	uint16_t mcofs = 0; // offset of its exit in the machine code
+	uint16_t mcofs = 0; // where its part of the code starts, in MCode units
 	uint8_t nslots = 0;
 	uint8_t topslot = 0;
-	uint8_t count = 0;             // exits taken through it
+	uint8_t count = 0;             // exits taken through it; 255: a side trace is linked
 	std::vector<uint32_t> entries; // SnapEntry: slot << 24 | flags | ref
-	// The map words after the entries (lj_snap.c snapshot_framelinks()):
-	// the pc (with FR2 one 64-bit pc << 8 | baseslot), then without FR2
-	// the frame links, innermost first.
+	// What follows the entries (lj_snap.c snapshot_framelinks): the
+	// bytecode pc it resumes at, then, without LJ_FR2, one link per frame.
+	uint64_t pc = 0;
+	uint32_t base_slot = 0; // LJ_FR2: where the innermost frame's base is
 	std::vector<uint32_t> links;
+};
+
+// One machine instruction of a trace, with what LuaJIT's code layout says
+// about it (lj_asm.c, lj_target_*.h).
+struct McodeLine {
+	uint32_t offset = 0; // from the trace's mcode
+	uint32_t size = 0;
+	std::string text;
+	uint64_t target = 0;             // a direct branch's target, 0 if none
+	int32_t exit = -1;               // the exit (= snapshot number) a guard takes
+	uint32_t to_trace = 0;           // a branch into another trace: a link or a patched exit
+	bool to_loop = false;            // the branch back to the loop
+	std::vector<uint32_t> snapshots; // snapshots whose code starts here
 };
 
 struct Trace {
@@ -70,6 +84,11 @@ struct Trace {
 	uint32_t mcloop = 0; // offset of the loop in mcode, 0 if none
 	uint16_t spadjust = 0;
 	std::vector<uint8_t> mcode_bytes; // read when machine code is asked for
+	std::vector<McodeLine> listing;   // and disassembled
+	// A side trace's parent and the exit of it that was patched to jump
+	// here, found in the parent's machine code (0 and -1 if unknown).
+	uint32_t parent = 0;
+	int32_t parent_exit = -1;
 
 	const IrIns *at(int64_t ref) const
 	{
@@ -83,6 +102,11 @@ struct TraceSet {
 	uint64_t jit_state = 0; // jit_State *
 	uint32_t sizetrace = 0;
 	int32_t executing = 0; // the trace running at the crash (g->vmstate > 0)
+	// Bytes per MCode unit, in which snapshots count their mcofs: 1 on
+	// x86_64, 4 on arm64 (lj_target_*.h).
+	uint32_t mcode_unit = 1;
+	// x86_64: J->exitstubgroup[], the shared exit stubs (read with mcode).
+	std::vector<uint64_t> exit_stub_groups;
 	std::vector<Trace> traces;
 	std::string problem; // why no traces could be listed
 };

@@ -15,9 +15,6 @@ namespace {
 constexpr uint32_t max_traces = 65535;
 constexpr uint32_t max_ir = 65536;
 constexpr uint32_t max_snapmap = 1u << 24;
-// The pc (two words) and a link per frame: LJ_MAX_JSLOTS (250) bounds the
-// slots, so the frames, of a snapshot.
-constexpr uint64_t max_snap_links = 2 + 2 * 250;
 constexpr uint32_t max_mcode = 1u << 26;
 
 // IR opcodes whose constants ir_kgc(), ir_kptr(), ir_knum() and
@@ -179,6 +176,7 @@ std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
 std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, uint64_t snapmap,
 			   uint32_t nsnapmap, Trace &t)
 {
+	bool fr2 = mem.layout().fr2;
 	if (nsnapmap > max_snapmap)
 		return "implausible snapshot map size " + std::to_string(nsnapmap);
 	auto snaps = read_bytes(mem, "snapshots", snap, size_t(nsnap) * LJ_SNAP_SIZE);
@@ -187,7 +185,6 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 	auto map = read_bytes(mem, "snapshot map", snapmap, size_t(nsnapmap) * 4);
 	if (!map)
 		return map.error();
-	auto mapofs_of = [&](uint32_t i) { return load<uint32_t>(*snaps, i * LJ_SNAP_SIZE); };
 	for (uint32_t i = 0; i < nsnap; i++) {
 		size_t at = size_t(i) * LJ_SNAP_SIZE;
 		TraceSnapshot s;
@@ -202,14 +199,23 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 			return "snapshot #" + std::to_string(i) + " runs past the snapshot map";
 		for (uint32_t e = 0; e < nent; e++)
 			s.entries.push_back(load<uint32_t>(*map, (size_t(mapofs) + e) * 4));
-		// Snapshots lie in the map in order: the next one's start ends
-		// this one's links (snap_nextofs()).
-		uint64_t next = i + 1 < nsnap ? mapofs_of(i + 1) : nsnapmap;
-		if (next < uint64_t(mapofs) + nent || next > nsnapmap ||
-		    next - mapofs - nent > max_snap_links)
-			return "snapshot #" + std::to_string(i) + " has no plausible frame links";
-		for (uint64_t e = mapofs + nent; e < next; e++)
-			s.links.push_back(load<uint32_t>(*map, size_t(e) * 4));
+		// The frame links run to the next snapshot's entries (or the
+		// end of the map for the last one).
+		uint32_t next = i + 1 < nsnap
+					? load<uint32_t>(*snaps, at + LJ_SNAP_SIZE + LJ_SNAP_MAPOFS)
+					: nsnapmap;
+		size_t links = size_t(mapofs) + nent;
+		if (next > links && next <= nsnapmap) {
+			if (fr2) {
+				uint64_t pcbase = load<uint64_t>(*map, links * 4);
+				s.pc = pcbase >> 8;
+				s.base_slot = uint32_t(pcbase & 0xff);
+			} else {
+				s.pc = load<uint32_t>(*map, links * 4);
+				for (size_t l = links + 1; l < next; l++)
+					s.links.push_back(load<uint32_t>(*map, l * 4));
+			}
+		}
 		t.snapshots.push_back(std::move(s));
 	}
 	return {};
@@ -342,6 +348,12 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 	if (!refs) {
 		set.problem = refs.error();
 		return set;
+	}
+	if (with_mcode) {
+		uint64_t groups = set.jit_state + tl.J_exitstubgroup;
+		for (uint32_t i = 0; i < LJ_MAX_EXITSTUBGR; i++)
+			set.exit_stub_groups.push_back(
+				mem.value<uint64_t>(groups + 8 * i).value_or(0));
 	}
 	// Trace 0 is never used (lj_trace.c starts numbering at 1).
 	for (uint32_t n = 1; n < *size; n++) {

@@ -120,11 +120,17 @@ int main(int argc, char **argv)
 	add_common(traces, common);
 	bool traces_json = false;
 	traces->add_flag("--json", traces_json, "every trace, IR and snapshots included, as JSON");
+	bool mcode = false;
+	traces->add_flag("--mcode", mcode,
+			 "with --json: each trace's disassembled machine code too");
 	auto *trace = app.add_subcommand(
 		"trace", "one trace's IR and snapshots, as jit.dump with +rs prints them");
 	uint32_t trace_number = 0;
 	trace->add_option("number", trace_number, "the trace number")->required();
 	add_common(trace, common);
+	trace->add_flag(
+		"--mcode", mcode,
+		"also the machine code, disassembled, with entry, loop, exits and snapshots");
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
@@ -184,6 +190,8 @@ int main(int argc, char **argv)
 	options.lookup = {common.exe, common.sysroot};
 	options.all_coroutines = all;
 	options.traces = traces->parsed() || trace->parsed();
+	// The table names each side trace's parent exit, found in the code.
+	options.mcode = traces->parsed() || mcode;
 	options.scan = common.scan == "always"  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
@@ -206,9 +214,9 @@ int main(int argc, char **argv)
 	if (traces->parsed() || trace->parsed()) {
 		int status = status_of(*result);
 		if (trace->parsed())
-			status = render_one_trace(std::cout, *result, trace_number, status);
+			status = render_one_trace(std::cout, *result, trace_number, mcode, status);
 		else if (traces_json)
-			render_traces_json(std::cout, *result);
+			render_traces_json(std::cout, *result, mcode);
 		else
 			render_trace_table(std::cout, *result);
 		print_problems(*result);

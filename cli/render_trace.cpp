@@ -50,7 +50,34 @@ json ir_json(const Trace &t)
 
 } // namespace
 
-json trace_set_json(const TraceSet &set)
+json listing_json(const Trace &t)
+{
+	json lines = json::array();
+	for (auto &l : t.listing) {
+		char hex[3];
+		std::string bytes;
+		for (uint32_t i = 0; i < l.size && l.offset + i < t.mcode_bytes.size(); i++) {
+			snprintf(hex, sizeof hex, "%02x", t.mcode_bytes[l.offset + i]);
+			bytes += hex;
+		}
+		json j = {
+			{"offset", l.offset}, {"size", l.size}, {"bytes", bytes}, {"text", l.text}};
+		if (l.target)
+			j["target"] = addr(l.target);
+		if (l.exit >= 0)
+			j["exit"] = l.exit;
+		if (l.to_trace)
+			j["to_trace"] = l.to_trace;
+		if (l.to_loop)
+			j["to_loop"] = true;
+		if (!l.snapshots.empty())
+			j["snapshots"] = l.snapshots;
+		lines.push_back(std::move(j));
+	}
+	return lines;
+}
+
+json trace_set_json(const TraceSet &set, bool with_listing)
 {
 	json traces = json::array();
 	for (auto &t : set.traces) {
@@ -61,6 +88,7 @@ json trace_set_json(const TraceSet &set)
 					 {"nslots", s.nslots},
 					 {"topslot", s.topslot},
 					 {"count", s.count},
+					 {"pc", addr(s.pc)},
 					 {"entries", s.entries}});
 		json j = {{"number", t.number},
 			  {"address", addr(t.address)},
@@ -84,6 +112,12 @@ json trace_set_json(const TraceSet &set)
 			    {"spadjust", t.spadjust}}},
 			  {"ir", ir_json(t)},
 			  {"snapshots", std::move(snaps)}};
+		if (t.parent) {
+			j["parent"] = t.parent;
+			j["parent_exit"] = t.parent_exit;
+		}
+		if (with_listing)
+			j["mcode"]["listing"] = listing_json(t);
 		if (!t.problem.empty())
 			j["problem"] = t.problem;
 		traces.push_back(std::move(j));
@@ -97,6 +131,35 @@ json trace_set_json(const TraceSet &set)
 	if (!set.problem.empty())
 		j["problem"] = set.problem;
 	return j;
+}
+
+void render_trace_mcode(std::ostream &out, const Trace &t)
+{
+	out << "---- TRACE " << t.number << " mcode " << t.szmcode << "\n";
+	for (auto &l : t.listing) {
+		for (uint32_t s : l.snapshots)
+			out << "  -- SNAP #" << s << "\n";
+		if (t.mcloop && l.offset == t.mcloop)
+			out << "->LOOP:\n";
+		std::string note;
+		if (l.offset == 0)
+			note = "entry";
+		if (l.exit >= 0)
+			note += "->exit " + std::to_string(l.exit);
+		else if (l.to_loop)
+			note += "->LOOP";
+		else if (l.to_trace)
+			note += "->TRACE " + std::to_string(l.to_trace);
+		char line[320];
+		snprintf(line, sizeof line, "%012llx  %-44s",
+			 (unsigned long long)(t.mcode + l.offset), l.text.c_str());
+		std::string s = line;
+		if (!note.empty())
+			s += "; " + note;
+		else
+			s.erase(s.find_last_not_of(' ') + 1);
+		out << s << "\n";
+	}
 }
 
 void render_trace_table(std::ostream &out, const Analysis &a)
@@ -115,14 +178,19 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 		}
 		if (set.executing)
 			out << "  executing trace " << set.executing << " at the crash\n";
-		out << "  TRACE  ROOT  LINK  LINKTYPE        START                       IR  SNAP"
+		out << "  TRACE PARENT LINK  LINKTYPE        START                       IR  SNAP"
 		       "  MCODE                 SIZE  SPADJ\n";
 		for (auto &t : set.traces) {
 			char line[256];
 			int64_t nins = t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0;
-			std::string root = t.root ? std::to_string(t.root) : "-";
+			// A side trace: its parent and exit ("1/6"), as jit.dump
+			// names them when it starts, else its root.
+			std::string root = t.parent ? std::to_string(t.parent) + "/" +
+							      std::to_string(t.parent_exit)
+					   : t.root ? std::to_string(t.root)
+						    : "-";
 			snprintf(line, sizeof line,
-				 "%s%5u  %4s  %4u  %-14s  %-24s  %4lld  %4zu  %s  %5u  %5u",
+				 "%s%5u %6s  %4u  %-14s  %-24s  %4lld  %4zu  %s  %5u  %5u",
 				 int32_t(t.number) == set.executing ? "* " : "  ", t.number,
 				 root.c_str(), t.link, t.linktype.c_str(), t.start_loc.c_str(),
 				 (long long)nins, t.snapshots.size(), hex_address(t.mcode).c_str(),
@@ -134,13 +202,13 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 	}
 }
 
-void render_traces_json(std::ostream &out, const Analysis &a)
+void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 {
 	json vms = json::array();
 	for (auto &vm : a.vms) {
 		json v = {{"global_state", addr(vm.global_state)}, {"layout", vm.layout}};
 		if (vm.traces)
-			v["traces"] = trace_set_json(*vm.traces);
+			v["traces"] = trace_set_json(*vm.traces, with_listing);
 		vms.push_back(std::move(v));
 	}
 	json j = {{"schema_version", Analysis::schema_version},
@@ -151,7 +219,7 @@ void render_traces_json(std::ostream &out, const Analysis &a)
 	out << j.dump(2) << "\n";
 }
 
-int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, int status)
+int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, bool mcode, int status)
 {
 	for (auto &vm : a.vms) {
 		if (!vm.traces)
@@ -164,6 +232,8 @@ int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, int 
 				return exit_partial;
 			}
 			render_trace_ir(out, *vm.traces, t, a.arch);
+			if (mcode)
+				render_trace_mcode(out, t);
 			return status;
 		}
 	}

@@ -17,13 +17,17 @@ void render_trace_table(std::ostream &out, const Analysis &a);
 // spill slots, snapshots interleaved. arch names the registers.
 void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
 		     const std::string &arch);
-nlohmann::json trace_set_json(const TraceSet &set);
+// The machine code listing: address, instruction, and what LuaJIT's layout
+// says of it (entry, loop, exit and its snapshot, link to another trace).
+void render_trace_mcode(std::ostream &out, const Trace &t);
+// with_listing: each trace's disassembly too.
+nlohmann::json trace_set_json(const TraceSet &set, bool with_listing);
 // Every VM's traces as JSON: schema_version, core, arch, vms[] {global_state,
 // layout, traces}.
-void render_traces_json(std::ostream &out, const Analysis &a);
+void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing);
 // Trace `number` of the first VM that has it, as render_trace_ir prints it;
 // returns the exit status: status, or exit_partial/exit_no_vm when the
 // trace is not there.
-int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, int status);
+int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, bool mcode, int status);
 
 } // namespace ljcore

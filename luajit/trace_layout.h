@@ -25,8 +25,9 @@ struct lj_trace_layout {
 	u32 gg_J; /* offsetof(GG_State, J) */
 
 	/* jit_State */
-	u16 J_trace;     /* GCRef *trace: the trace array, by trace number */
-	u16 J_sizetrace; /* MSize: its length */
+	u16 J_trace;         /* GCRef *trace: the trace array, by trace number */
+	u16 J_sizetrace;     /* MSize: its length */
+	u16 J_exitstubgroup; /* MCode *[LJ_MAX_EXITSTUBGR]: shared exit stubs (x86) */
 
 	/* GCtrace (after the GC header; pointers are native, refs GCRef) */
 	u16 T_nsnap;    /* uint16_t */
@@ -87,6 +88,17 @@ struct lj_trace_layout {
 #define LJ_SNAP_NORESTORE 0x040000
 #define LJ_SNAP_SOFTFPNUM 0x080000
 #define LJ_SNAP_KEYINDEX 0x100000
+
+/* x86 exit stubs (lj_target_x86.h, lj_target.h exitstub_addr): groups of
+ * 32 stubs, 4 bytes apart, J->exitstubgroup[] holding up to 16 groups. */
+#define LJ_MAX_EXITSTUBGR 16
+#define LJ_EXITSTUBS_PER_GROUP 32
+#define LJ_EXITSTUB_SPACING 4
+/* arm64 (lj_target_arm64.h exitstub_trace_addr): each trace's own stubs
+ * follow its code, after NOP padding, 3 instructions of common entry, then
+ * one instruction per exit. */
+#define LJ_A64_NOP 0xd503201f
+#define LJ_A64_EXITSTUB_HEAD 3
 
 /* GCtrace.linktype (lj_jit.h TraceLink), as jit.util.traceinfo names it. */
 #define LJ_LINKTYPE_NAMES                                                                          \

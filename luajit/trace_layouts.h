@@ -32,9 +32,9 @@
 
 /* jit_State: the trace array sits after the per-target fields, so its
  * offset depends on the architecture (and on GC64 through GCRef sizes). */
-#define LJ_JIT_STATE_X64_GC64 .J_trace = 384, .J_sizetrace = 396
-#define LJ_JIT_STATE_X64_GC32 .J_trace = 360, .J_sizetrace = 372
-#define LJ_JIT_STATE_ARM64 .J_trace = 360, .J_sizetrace = 372
+#define LJ_JIT_STATE_X64_GC64 .J_trace = 384, .J_sizetrace = 396, .J_exitstubgroup = 1696
+#define LJ_JIT_STATE_X64_GC32 .J_trace = 360, .J_sizetrace = 372, .J_exitstubgroup = 1664
+#define LJ_JIT_STATE_ARM64 .J_trace = 360, .J_sizetrace = 372, .J_exitstubgroup = 1672
 
 /* GG_State.J follows global_State, which is larger in luajit2. */
 static const struct lj_trace_layout lj_trace_layout_upstream_gc64_x64 = {

@@ -32,24 +32,28 @@ fetch_sources() {
 }
 
 # Unpacks /usr/bin/luajit of Debian binary package $1 into $2/root, with
-# $2/src/luajit pointing at it like the source builds.
+# $2/src/luajit pointing at it like the source builds, and $2/src/jit at the
+# jit.* modules (jit.dump for the traces tests) of the matching
+# lib$1-5.1-common, which ships them apart from the binary.
 unpack_distro() {
-  local pkg=$1 out=$2
+  local pkg=$1 out=$2 deb
   rm -rf "$out" && mkdir -p "$out/src"
   # apt-get download writes to the cwd; -o APT::Sandbox::User=root keeps it
   # from warning that _apt cannot write to build/.
-  (cd "$out" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >download.log 2>&1) ||
+  (cd "$out" && apt-get download -q -o APT::Sandbox::User=root "$pkg" "lib$pkg-5.1-common" \
+    >download.log 2>&1) ||
     { cat "$out/download.log" >&2; echo "apt-get download $pkg failed" >&2; exit 1; }
-  dpkg-deb -x "$out"/"${pkg}"_*.deb "$out/root"
+  for deb in "$out"/*.deb; do dpkg-deb -x "$deb" "$out/root"; done
   ln -s ../root/usr/bin/luajit "$out/src/luajit"
+  ln -s "$(cd "$out/src" && echo ../root/usr/share/luajit*/jit)" "$out/src/jit"
   touch "$out/.built"
 }
 
 for v in "${variants[@]}"; do
   if [[ $v =~ ^distro-(luajit|luajit2)$ ]]; then
-    out=$root/build/luajit/$v
-    [[ -f $out/.built ]] || unpack_distro "${BASH_REMATCH[1]}" "$out"
-    echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1), $(basename "$out"/*.deb))"
+    pkg=${BASH_REMATCH[1]} out=$root/build/luajit/$v
+    [[ -f $out/.built && -f $out/src/jit/dump.lua ]] || unpack_distro "$pkg" "$out"
+    echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1), $(basename "$out/${pkg}"_*.deb))"
     continue
   fi
   if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-arm64)?$ ]]; then

@@ -8,13 +8,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 junit=$root/build/cmake/matrix-junit.xml
 start=$SECONDS
-ctest --test-dir "$root/build/cmake" -R '^(oracle|coroutines|mixed|threads|traces)/' -j "$(nproc)" \
+ctest --test-dir "$root/build/cmake" -R '^(oracle|coroutines|mixed|threads|traces|mcode)/' -j "$(nproc)" \
       --output-junit "$junit" >/dev/null || true
 elapsed=$((SECONDS - start))
 
 # <testcase name="oracle/VARIANT/SCENARIO/KIND" ... status="run|fail|disabled|notrun">
 grep -o '<testcase name="[^"]*"[^>]*status="[^"]*"' "$junit" |
-  sed -E 's/<testcase name="(oracle|coroutines|mixed|threads|traces)\/([^/]*)\/([^/]*)\/([^"]*)".*status="([^"]*)"/\2 \4 \5 \3/' |
+  sed -E 's/<testcase name="(oracle|coroutines|mixed|threads|traces|mcode)\/([^/]*)\/([^/]*)\/([^"]*)".*status="([^"]*)"/\2 \4 \5 \3/' |
   gawk -v secs="$elapsed" '
     { cell = $1 SUBSEP $2; total[cell]++; variants[$1] = 1
       if ($3 == "run") pass[cell]++; else if ($3 == "fail") { fail[cell]++; failed = failed " " $1 "/" $4 "/" $2 }

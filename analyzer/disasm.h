@@ -1,0 +1,46 @@
+// Machine code to instructions, through LLVM's MC disassembler (its C
+// interface): lengths, text, and where each branch goes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "readers/error.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+struct MachineInsn {
+	uint64_t addr = 0;
+	uint32_t size = 0;
+	std::string text;                  // Intel syntax on x86_64
+	std::optional<uint64_t> branch_to; // the target of a direct branch
+	bool undecodable = false;          // a byte LLVM could not decode
+};
+
+class Disassembler {
+public:
+	static Expected<std::unique_ptr<Disassembler>> create(Arch arch);
+	~Disassembler();
+	Disassembler(const Disassembler &) = delete;
+	Disassembler &operator=(const Disassembler &) = delete;
+
+	// Every instruction of code, which starts at addr. A byte that does
+	// not decode becomes a one-byte instruction marked undecodable, so
+	// the sizes always add up to code.size().
+	std::vector<MachineInsn> disassemble(std::span<const uint8_t> code, uint64_t addr);
+
+private:
+	explicit Disassembler(Arch arch) : arch_(arch) {}
+	Arch arch_;
+	void *context_ = nullptr;        // LLVMDisasmContextRef
+	std::optional<uint64_t> branch_; // set by the symbol callback
+	friend const char *disasm_symbol_lookup(void *, uint64_t, uint64_t *, uint64_t,
+						const char **);
+};
+
+} // namespace ljcore
