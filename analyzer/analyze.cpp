@@ -220,6 +220,12 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 						     f.problem);
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
+		if (options.gc) {
+			v.gc = gc_census(mem, c.g, *options.gc);
+			for (auto &p : v.gc->problems)
+				a.problems.push_back("GC heap of VM " + luajit_pointer(c.g) + ": " +
+						     p);
+		}
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

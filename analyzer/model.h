@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/gc_model.h"
+
 namespace ljcore {
 
 // One Lua call frame, named the way lua_getinfo("Snl") would name it.
@@ -98,7 +100,8 @@ struct VmResult {
 	// (resumers of the current coroutine, states a C host entered), when
 	// coroutines does not hold them.
 	std::vector<LuaStack> entered;
-	uint64_t gc_objects = 0; // objects on the GC list when it was walked
+	uint64_t gc_objects = 0;    // objects on the GC list when it was walked
+	std::optional<GcCensus> gc; // the heap census, when asked for (ljcore gc)
 
 	// The walked stack of coroutine L (the current one or any listed), or
 	// nullptr.

@@ -115,6 +115,15 @@ int main(int argc, char **argv)
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
 
+	auto *gc = app.add_subcommand("gc", "GC heap of each VM: census by type, strings, "
+					    "largest objects");
+	add_common(gc, common);
+	bool gc_json = false;
+	GcCensusOptions gc_options;
+	gc->add_flag("--json", gc_json, "print the census as JSON");
+	gc->add_option("--top", gc_options.top, "how many of the largest objects to list")
+		->check(CLI::NonNegativeNumber);
+
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
 	add_common(snapshot, common);
@@ -181,6 +190,8 @@ int main(int argc, char **argv)
 	}
 	if (snapshot->parsed())
 		return run_snapshot(common, snapshot_out, options);
+	if (gc->parsed())
+		options.gc = gc_options;
 	auto result =
 		common.pid ? analyze_pid(common.pid, options) : analyze_core(common.core, options);
 	if (!result) {
@@ -191,7 +202,13 @@ int main(int argc, char **argv)
 	render.level = level;
 	render.explain = explain;
 	render.all = all;
-	if (analyze->parsed()) {
+	if (gc->parsed()) {
+		if (gc_json)
+			render_gc_json(std::cout, *result);
+		else
+			render_gc(std::cout, *result);
+		print_problems(*result);
+	} else if (analyze->parsed()) {
 		if (analyze_json) {
 			render_json(std::cout, *result);
 		} else {
