@@ -136,6 +136,7 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	ly.gg_dispatch = off("GG_State", "dispatch");
 	ly.gg_size = size("GG_State");
 	ly.L_openupval = uint16_t(off("lua_State", "openupval"));
+	ly.L_env = uint16_t(off("lua_State", "env"));
 	ly.L_size = uint16_t(size("lua_State"));
 	uint32_t gc = off("global_State", "gc");
 	ly.g_gc_root = uint16_t(gc + off("GCState", "root"));
@@ -148,6 +149,7 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	ly.g_str_num = uint16_t(str + off("StrInternState", "num"));
 	ly.g_tmpbuf = uint16_t(off("global_State", "tmpbuf"));
 	ly.g_ctype_state = uint16_t(off("global_State", "ctype_state"));
+	ly.g_registrytv = uint16_t(off("global_State", "registrytv"));
 	ly.fn_uvptr = uint16_t(off("GCfuncL", "uvptr"));
 	ly.fnc_size = uint16_t(size("GCfuncC"));
 	ly.fnl_size = uint16_t(size("GCfuncL"));
@@ -256,6 +258,8 @@ std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout 
 	LJ_CMP(cf_l);
 	LJ_CMP(cf_pc);
 	LJ_CMP(L_openupval);
+	LJ_CMP(L_env);
+	LJ_CMP(g_registrytv);
 	LJ_CMP(L_size);
 	LJ_CMP(g_gc_root);
 	LJ_CMP(g_gc_mmudata);

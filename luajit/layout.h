@@ -31,6 +31,7 @@ struct lj_layout {
 	u16 L_cframe;
 	u16 L_stacksize;
 	u16 L_openupval; /* chain of open upvalues, through nextgc */
+	u16 L_env;       /* GCRef to the globals table */
 
 	/* global_State */
 	u16 g_strempty; /* embedded GCstr of length 0 */
@@ -48,6 +49,7 @@ struct lj_layout {
 	u16 g_str_num;
 	u16 g_tmpbuf;      /* SBuf {w, e, b, L}: native pointers */
 	u16 g_ctype_state; /* MRef to the FFI's CTState, or 0 */
+	u16 g_registrytv;  /* TValue holding the registry table */
 
 	/* GCfunc (GCfuncC / GCfuncL share the header) */
 	u16 fn_ffid;

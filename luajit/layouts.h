@@ -21,12 +21,13 @@
 	.gc64 = 1, .fr2 = 1, .ptrsize = 8,                                 \
 	.L_status = 11, .L_glref = 16, .L_base = 32, .L_top = 40,          \
 	.L_maxstack = 48, .L_stack = 56, .L_cframe = 80,                   \
-	.L_stacksize = 88, .L_openupval = 64,                              \
+	.L_stacksize = 88, .L_openupval = 64, .L_env = 72,                 \
 	.g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,           \
 	.g_cur_L = 368, .g_jit_base = 376, .g_gc_total = 16,               \
 	.g_gc_root = 40, .g_gc_mmudata = 80, .g_gc_lightudnum = 35,        \
 	.g_gc_lightudseg = 112, .g_str_tab = 152, .g_str_mask = 160,       \
 	.g_str_num = 164, .g_tmpbuf = 200, .g_ctype_state = 384,           \
+	.g_registrytv = 272,                                               \
 	.fn_ffid = 10, .fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40,        \
 	.fn_uvptr = 40, .fnc_size = 56, .fnl_size = 48,                    \
 	.pt_size = 104, .pt_numparams = 10, .pt_framesize = 11,            \
@@ -153,12 +154,13 @@ static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 	.gc64 = 0, .fr2 = 0, .ptrsize = 4,                                 \
 	.L_status = 7, .L_glref = 8, .L_base = 16, .L_top = 24,            \
 	.L_maxstack = 32, .L_stack = 36, .L_cframe = 48,                   \
-	.L_stacksize = 56, .L_openupval = 40,                              \
+	.L_stacksize = 56, .L_openupval = 40, .L_env = 44,                 \
 	.g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,            \
 	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16,               \
 	.g_gc_root = 32, .g_gc_mmudata = 52, .g_gc_lightudnum = 27,        \
 	.g_gc_lightudseg = 72, .g_str_tab = 104, .g_str_mask = 112,        \
 	.g_str_num = 116, .g_tmpbuf = 144, .g_ctype_state = 296,           \
+	.g_registrytv = 216,                                               \
 	.fn_ffid = 6, .fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24,          \
 	.fn_uvptr = 20, .fnc_size = 40, .fnl_size = 24,                    \
 	.pt_size = 64, .pt_numparams = 6, .pt_framesize = 7,               \

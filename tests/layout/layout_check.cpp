@@ -39,7 +39,8 @@ static void print_initializer(const lj_layout &l)
 	printf("\t.cf_nres = %u, .cf_prev = %u, .cf_l = %u, .cf_pc = %u,\n", l.cf_nres, l.cf_prev,
 	       l.cf_l, l.cf_pc);
 	// The GC heap census (analyzer/gc_census.cpp).
-	printf("\t.L_openupval = %u, .L_size = %u,\n", l.L_openupval, l.L_size);
+	printf("\t.L_openupval = %u, .L_env = %u, .L_size = %u, .g_registrytv = %u,\n",
+	       l.L_openupval, l.L_env, l.L_size, l.g_registrytv);
 	printf("\t.g_gc_root = %u, .g_gc_mmudata = %u, .g_gc_lightudnum = %u, "
 	       ".g_gc_lightudseg = %u, .g_str_tab = %u, .g_str_mask = %u, .g_str_num = %u, "
 	       ".g_tmpbuf = %u, .g_ctype_state = %u,\n",
