@@ -4,6 +4,9 @@
 #include <cstring>
 #include <queue>
 
+#include "analyzer/gc_sizes.h"
+#include "analyzer/lua_symbolize.h"
+
 namespace ljcore {
 
 const char *gc_type_name(GcType t)
@@ -39,12 +42,7 @@ namespace {
 // is cyclic or garbage.
 constexpr uint64_t max_objects = uint64_t(1) << 32;
 
-// Fixed sizes of LuaJIT types no layout varies: TValue (lj_obj.h), IRIns
-// (lj_ir.h), SnapEntry (lj_jit.h), CTypeID1 (lj_ctype.h), and native
-// pointers on the 64-bit targets we read.
-constexpr uint64_t tvalue_size = 8;
-constexpr uint64_t irins_size = 8;
-constexpr uint64_t snapentry_size = 4;
+// CTypeID1 (lj_ctype.h), native pointers on the 64-bit targets we read.
 constexpr uint64_t ctypeid1_size = 2;
 constexpr uint64_t native_ptr = 8;
 
@@ -152,7 +150,7 @@ private:
 	std::string missed(const char *what)
 	{
 		return std::string(what) + ": " + obj_.miss().reason + " at " +
-		       std::to_string(obj_.miss().addr);
+		       luajit_pointer(obj_.miss().addr);
 	}
 	void count(GcType t, uint64_t addr, uint64_t bytes, uint64_t part1 = 0, uint64_t part2 = 0)
 	{
@@ -216,11 +214,9 @@ uint64_t Census::cdata_payload(uint16_t id)
 
 bool Census::size_object(uint64_t o, uint8_t gct)
 {
-	const unsigned ps = ly_.ptrsize;
 	switch (gct) {
-	case LJ_TSTR: { // lj_str.h lj_str_size
-		uint32_t len = obj_.at<uint32_t>(ly_.str_len);
-		uint64_t bytes = ly_.str_size + ((uint64_t(len) + 4) & ~uint64_t(3));
+	case LJ_TSTR: {
+		uint64_t bytes = gc_size::string(ly_, obj_.at<uint32_t>(ly_.str_len));
 		count(GcType::string, o, bytes);
 		top_strings_.offer(bytes, o, GcType::string);
 		return true;
@@ -228,8 +224,8 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 	case LJ_TUPVAL:
 		count(GcType::upvalue, o, ly_.uv_size);
 		return true;
-	case LJ_TTHREAD: { // lj_state.c lj_state_free
-		uint64_t stack = uint64_t(obj_.at<uint32_t>(ly_.L_stacksize)) * tvalue_size;
+	case LJ_TTHREAD: {
+		uint64_t stack = gc_size::thread_stack(obj_.at<uint32_t>(ly_.L_stacksize));
 		// The main lua_State is part of GG_State, counted with it.
 		uint64_t self = o == main_thread_ ? 0 : ly_.L_size;
 		count(GcType::thread, o, self + stack, stack);
@@ -239,31 +235,29 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 	case LJ_TPROTO:
 		count(GcType::proto, o, obj_.at<uint32_t>(ly_.pt_sizept));
 		return true;
-	case LJ_TFUNC: { // lj_func.c lj_func_free, lj_obj.h sizeLfunc/sizeCfunc
-		uint64_t nup = obj_.at<uint8_t>(ly_.fn_nupvalues);
+	case LJ_TFUNC: {
+		uint8_t nup = obj_.at<uint8_t>(ly_.fn_nupvalues);
 		if (obj_.at<uint8_t>(ly_.fn_ffid) == LJ_FF_LUA)
-			count(GcType::lua_function, o, ly_.fnl_size - ps + ps * nup);
+			count(GcType::lua_function, o, gc_size::lua_function(ly_, nup));
 		else
-			count(GcType::c_function, o,
-			      ly_.fnc_size - tvalue_size + tvalue_size * nup);
+			count(GcType::c_function, o, gc_size::c_function(ly_, nup));
 		return true;
 	}
-	case LJ_TTRACE: { // lj_trace.c lj_trace_free
-		uint64_t ir =
-			uint64_t(obj_.at<uint32_t>(ly_.tr_nins) - obj_.at<uint32_t>(ly_.tr_nk)) *
-			irins_size;
-		uint64_t snap = obj_.at<uint16_t>(ly_.tr_nsnap) * uint64_t(ly_.snap_size) +
-				obj_.at<uint32_t>(ly_.tr_nsnapmap) * snapentry_size;
-		count(GcType::trace, o, ((ly_.tr_size + 7u) & ~7u) + ir + snap, ir, snap);
+	case LJ_TTRACE: {
+		auto t = gc_size::trace(
+			ly_, obj_.at<uint32_t>(ly_.tr_nins), obj_.at<uint32_t>(ly_.tr_nk),
+			obj_.at<uint16_t>(ly_.tr_nsnap), obj_.at<uint32_t>(ly_.tr_nsnapmap));
+		count(GcType::trace, o, t.total, t.ir, t.snapshots);
 		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(ly_.tr_szmcode);
 		return true;
 	}
 	case LJ_TCDATA: { // lj_cdata.c lj_cdata_free
-		if (obj_.at<uint8_t>(ps) & cdata_var) {
+		// GCcdata.marked follows nextgc.
+		if (obj_.at<uint8_t>(ly_.ptrsize) & cdata_var) {
 			auto extra = mem_.value<uint16_t>(o - cdatavar_size + 2);
 			auto len = mem_.value<uint32_t>(o - cdatavar_size + 4);
 			if (!extra || !len) {
-				problem("variable-sized cdata " + std::to_string(o) +
+				problem("variable-sized cdata " + luajit_pointer(o) +
 					": header unreadable");
 				return true;
 			}
@@ -274,19 +268,15 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 		}
 		return true;
 	}
-	case LJ_TTAB: { // lj_tab.c lj_tab_free
-		int8_t colo = obj_.at<int8_t>(ly_.tab_colo);
-		uint32_t asize = obj_.at<uint32_t>(ly_.tab_asize);
-		uint32_t hmask = obj_.at<uint32_t>(ly_.tab_hmask);
-		uint64_t hash = hmask ? (uint64_t(hmask) + 1) * ly_.node_size : 0;
-		uint64_t array = asize && colo <= 0 ? uint64_t(asize) * tvalue_size : 0;
-		uint64_t colocated = colo ? uint64_t(colo & 0x7f) * tvalue_size : 0;
-		count(GcType::table, o, ly_.tab_size + colocated + array + hash, colocated + array,
-		      hash);
+	case LJ_TTAB: {
+		auto t = gc_size::table(ly_, obj_.at<int8_t>(ly_.tab_colo),
+					obj_.at<uint32_t>(ly_.tab_asize),
+					obj_.at<uint32_t>(ly_.tab_hmask));
+		count(GcType::table, o, t.total, t.array, t.hash);
 		return true;
 	}
-	case LJ_TUDATA: // lj_udata.c lj_udata_free
-		count(GcType::userdata, o, ly_.ud_size + uint64_t(obj_.at<uint32_t>(ly_.ud_len)));
+	case LJ_TUDATA:
+		count(GcType::userdata, o, gc_size::userdata(ly_, obj_.at<uint32_t>(ly_.ud_len)));
 		return true;
 	}
 	return false;
@@ -304,7 +294,7 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 		}
 		uint64_t next = obj_.ref(0, ly_.ptrsize);
 		if (!visit(o)) {
-			problem(std::string(name) + ": object " + std::to_string(o) +
+			problem(std::string(name) + ": object " + luajit_pointer(o) +
 				" has unknown type " +
 				std::to_string(obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_))));
 			return;
@@ -401,10 +391,11 @@ void Census::add_overheads()
 			out_.overheads.push_back(
 				{"JIT trace number table", uint64_t(*sizetrace) * ly.ptrsize});
 			out_.overheads.push_back(
-				{"JIT IR buffer", uint64_t(*irtop - *irbot) * irins_size});
-			out_.overheads.push_back({"JIT snapshot buffers",
-						  uint64_t(*sizesnap) * ly.snap_size +
-							  uint64_t(*sizesnapmap) * snapentry_size});
+				{"JIT IR buffer", uint64_t(*irtop - *irbot) * gc_size::irins});
+			out_.overheads.push_back(
+				{"JIT snapshot buffers",
+				 uint64_t(*sizesnap) * ly.snap_size +
+					 uint64_t(*sizesnapmap) * gc_size::snapentry});
 		} else {
 			problem("jit_State unreadable");
 		}
