@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "analyzer/coroutines.h"
+#include "analyzer/gc_paths.h"
 #if __has_include("analyzer/dwarf_layout.h") // TEMP
 #include "analyzer/builtin_layouts.h"
 #include "analyzer/coroutines.h"
@@ -222,6 +223,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			add_coroutines(mem, v, symbolize, a.problems);
 		if (options.gc) {
 			v.gc = gc_census(mem, c.g, *options.gc);
+			if (options.gc->paths)
+				gc_paths(mem, c.g, *v.gc, GcPathOptions{});
 			for (auto &p : v.gc->problems)
 				a.problems.push_back("GC heap of VM " + luajit_pointer(c.g) + ": " +
 						     p);

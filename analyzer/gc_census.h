@@ -12,6 +12,7 @@ namespace ljcore {
 struct GcCensusOptions {
 	size_t top = 10;        // largest objects to keep
 	size_t top_strings = 5; // largest strings to keep
+	bool paths = false;     // also a path from a root to each (gc_paths.h)
 };
 
 // Walks g->gc.root, g->gc.mmudata, the string table and every thread's

@@ -123,6 +123,8 @@ int main(int argc, char **argv)
 	gc->add_flag("--json", gc_json, "print the census as JSON");
 	gc->add_option("--top", gc_options.top, "how many of the largest objects to list")
 		->check(CLI::NonNegativeNumber);
+	gc->add_flag("--paths", gc_options.paths,
+		     "a shortest path from a root to each of the largest objects");
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");

@@ -77,9 +77,12 @@ void strings_text(std::ostream &out, const GcStringTable &st)
 	    << st.bytes << " bytes, " << st.buckets << " buckets, " << st.used << " used, load "
 	    << line("%.2f", st.buckets ? double(st.num) / double(st.buckets) : 0.0)
 	    << ", longest chain " << st.longest << "\n";
-	for (auto &s : st.largest)
+	for (auto &s : st.largest) {
 		out << "  " << hex_address(s.addr) << " " << s.bytes << " bytes  " << s.detail
 		    << "\n";
+		if (!s.path.empty())
+			out << "      " << s.path << "\n";
+	}
 }
 
 void top_text(std::ostream &out, const GcCensus &c)
