@@ -8,6 +8,7 @@
 #include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
 #include "cli/fixture.h"
+#include "cli/gc_diff.h"
 #include "cli/render.h"
 
 using namespace ljcore;
@@ -125,6 +126,10 @@ int main(int argc, char **argv)
 		->check(CLI::NonNegativeNumber);
 	gc->add_flag("--paths", gc_options.paths,
 		     "a shortest path from a root to each of the largest objects");
+	std::string gc_before;
+	gc->add_option("--diff", gc_before,
+		       "a core of the same program from before: print what grew from it to CORE")
+		->check(CLI::ExistingFile);
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
@@ -192,8 +197,14 @@ int main(int argc, char **argv)
 	}
 	if (snapshot->parsed())
 		return run_snapshot(common, snapshot_out, options);
-	if (gc->parsed())
+	if (gc->parsed()) {
 		options.gc = gc_options;
+		if (!gc_before.empty()) {
+			// Growth by path prefix needs the paths.
+			options.gc->paths = true;
+			return gc_diff_command(gc_before, common.core, options, gc_json);
+		}
+	}
 	auto result =
 		common.pid ? analyze_pid(common.pid, options) : analyze_core(common.core, options);
 	if (!result) {
