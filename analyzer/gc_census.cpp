@@ -57,38 +57,72 @@ constexpr uint32_t ctsize_ptr = 8;
 constexpr uint8_t cdata_var = 0x80;
 constexpr uint64_t cdatavar_size = 8;
 
-// One object's leading bytes, fetched with a single read when possible.
+// The bytes of one object at a time. Inside a core segment they are read
+// in place (no copy, and only the cache lines a field is on are touched);
+// elsewhere each field range is copied with read().
 class ObjBytes {
 public:
 	explicit ObjBytes(const Memory &mem) : mem_(mem) {}
 
-	// Reads at least need bytes of the object at addr.
-	bool fetch(uint64_t addr, size_t need)
+	// Moves to the object at addr; false if its header is unreadable.
+	bool fetch(uint64_t addr)
 	{
 		addr_ = addr;
-		if (mem_.read(addr, std::as_writable_bytes(std::span(buf_, sizeof buf_))))
-			return true;
-		auto r = mem_.read(addr, std::as_writable_bytes(std::span(buf_, need)));
-		if (!r)
-			miss_ = r.error();
-		return bool(r);
+		avail_ = 0;
+		failed_ = false;
+		return ensure(header_bytes);
 	}
-	template <typename T> T at(size_t off) const
+	template <typename T> T at(size_t off)
 	{
-		T v;
-		memcpy(&v, buf_ + off, sizeof v);
+		T v{};
+		if (ensure(off + sizeof v))
+			memcpy(&v, p_ + off, sizeof v);
 		return v;
 	}
-	uint64_t ref(size_t off, unsigned ptrsize) const
+	uint64_t ref(size_t off, unsigned ptrsize)
 	{
 		return ptrsize == 8 ? at<uint64_t>(off) : at<uint32_t>(off);
 	}
+	bool failed() const { return failed_; }
 	const ReadMiss &miss() const { return miss_; }
 
 private:
+	// nextgc, marked, gct: enough for any build.
+	static constexpr size_t header_bytes = 10;
+
+	bool ensure(size_t n)
+	{
+		if (n <= avail_)
+			return true;
+		uint64_t rel = addr_ - view_.addr;
+		if (rel >= view_.bytes.size() || view_.bytes.size() - rel < n)
+			view_ = mem_.view(addr_);
+		rel = addr_ - view_.addr;
+		if (rel < view_.bytes.size() && view_.bytes.size() - rel >= n) {
+			p_ = reinterpret_cast<const unsigned char *>(view_.bytes.data()) + rel;
+			avail_ = view_.bytes.size() - rel;
+			return true;
+		}
+		auto r = n <= sizeof buf_
+				 ? mem_.read(addr_, std::as_writable_bytes(std::span(buf_, n)))
+				 : std::unexpected(ReadMiss{addr_, "object field too far"});
+		if (!r) {
+			miss_ = r.error();
+			failed_ = true;
+			return false;
+		}
+		p_ = buf_;
+		avail_ = n;
+		return true;
+	}
+
 	const Memory &mem_;
+	MemoryView view_;
 	uint64_t addr_ = 0;
-	alignas(8) unsigned char buf_[128];
+	const unsigned char *p_ = nullptr;
+	size_t avail_ = 0;
+	bool failed_ = false;
+	alignas(8) unsigned char buf_[256];
 	ReadMiss miss_;
 };
 
@@ -288,12 +322,17 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 	// Brent's cycle detection: a corrupt list must not keep us here.
 	uint64_t o = first, mark = first, power = 1, steps = 0, seen = 0;
 	while (o && !(seen && o == stop)) {
-		if (!obj_.fetch(o, 16)) {
+		if (!obj_.fetch(o)) {
 			problem(missed(name));
 			return;
 		}
 		uint64_t next = obj_.ref(0, ly_.ptrsize);
-		if (!visit(o)) {
+		bool known = visit(o);
+		if (obj_.failed()) {
+			problem(missed(name));
+			return;
+		}
+		if (!known) {
 			problem(std::string(name) + ": object " + luajit_pointer(o) +
 				" has unknown type " +
 				std::to_string(obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_))));
@@ -331,28 +370,39 @@ void Census::walk_strings()
 	st.buckets = uint64_t(*mask) + 1;
 	st.num = *num;
 	out_.overheads.push_back({"string hash table", st.buckets * ly_.ptrsize});
-	std::vector<std::byte> anchors(st.buckets * ly_.ptrsize);
-	if (auto r = mem_.memory().read(*tab, anchors); !r) {
-		problem("string hash table unreadable: " + r.error().reason);
-		return;
-	}
-	for (uint64_t i = 0; i < st.buckets; i++) {
-		uint64_t a = 0;
-		memcpy(&a, anchors.data() + i * ly_.ptrsize, ly_.ptrsize);
-		a &= ~uint64_t(1);
-		if (!a)
-			continue;
-		uint64_t chain = 0;
-		walk_list("string table chain", a, 0, [&](uint64_t o) {
-			chain++;
-			return obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) == LJ_TSTR &&
-			       size_object(o, LJ_TSTR);
-		});
-		st.used++;
-		st.longest = std::max(st.longest, chain);
-		st.strings += chain;
-		if (!out_.complete)
+	// Anchors are read a chunk at a time: memory does not grow with the
+	// table.
+	constexpr uint64_t chunk = 4096;
+	const unsigned ps = ly_.ptrsize;
+	std::vector<std::byte> anchors(chunk * ps);
+	for (uint64_t first = 0; first < st.buckets; first += chunk) {
+		uint64_t n = std::min(chunk, st.buckets - first);
+		auto bytes = std::span(anchors).first(n * ps);
+		if (auto r = mem_.memory().read(*tab + first * ps, bytes); !r) {
+			problem("string hash table unreadable: " + r.error().reason);
 			return;
+		}
+		auto anchor = [&](uint64_t k) {
+			uint64_t a = 0;
+			memcpy(&a, anchors.data() + k * ps, ps);
+			return a & ~uint64_t(1);
+		};
+		for (uint64_t k = 0; k < n; k++) {
+			uint64_t a = anchor(k);
+			if (!a)
+				continue;
+			uint64_t chain = 0;
+			walk_list("string table chain", a, 0, [&](uint64_t o) {
+				chain++;
+				return obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) == LJ_TSTR &&
+				       size_object(o, LJ_TSTR);
+			});
+			st.used++;
+			st.longest = std::max(st.longest, chain);
+			st.strings += chain;
+			if (!out_.complete)
+				return;
+		}
 	}
 	st.bytes = out_.types[size_t(GcType::string)].bytes;
 }
