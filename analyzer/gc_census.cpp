@@ -90,10 +90,10 @@ private:
 	// nextgc, marked, gct: enough for any build.
 	static constexpr size_t header_bytes = 10;
 
-	bool ensure(size_t n)
+	bool ensure(size_t n) { return n <= avail_ || refill(n); }
+
+	bool refill(size_t n)
 	{
-		if (n <= avail_)
-			return true;
 		uint64_t rel = addr_ - view_.addr;
 		if (rel >= view_.bytes.size() || view_.bytes.size() - rel < n)
 			view_ = mem_.view(addr_);
