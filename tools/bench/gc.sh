@@ -45,8 +45,21 @@ for r in runs:
     print("median %7.1f ms  %5.1f M objects/s  %s" % (
         r["median"] * 1000, n / r["median"] / 1e6, r["command"]))
 PY
+# Max RSS counts the pages of the mapped core the walk touched (page cache, shared);
+# RssAnon, sampled every 10 ms, is the memory ljcore itself allocates.
+peak_anon() { # COMMAND... -> highest RssAnon seen, kB
+  "$@" >/dev/null 2>&1 &
+  local pid=$! peak=0 v
+  while v=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [[ -n $v ]]; do
+    ((v > peak)) && peak=$v
+    sleep 0.01
+  done
+  wait "$pid" || true
+  echo "$peak"
+}
 for args in "" "--top 20 --paths"; do
   /usr/bin/time -v "$ljcore" gc $args "$core" >/dev/null 2>gc-time.log
-  printf 'ljcore gc %s: max RSS %s kB\n' "$args" \
-    "$(awk -F': ' '/Maximum resident/ {print $2}' gc-time.log)"
+  printf 'ljcore gc %s: max RSS %s kB, of which allocated (RssAnon) %s kB\n' "$args" \
+    "$(awk -F': ' '/Maximum resident/ {print $2}' gc-time.log)" \
+    "$(peak_anon "$ljcore" gc $args "$core")"
 done | tee -a gc.txt
