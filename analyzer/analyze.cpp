@@ -6,6 +6,7 @@
 #include "analyzer/builtin_layouts.h"
 #include "analyzer/coroutines.h"
 #include "analyzer/dwarf_layout.h"
+#include "analyzer/gc_paths.h"
 #include "analyzer/lua_runs.h"
 #include "analyzer/lua_stack.h"
 #include "analyzer/lua_symbolize.h"
@@ -363,6 +364,14 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			add_coroutines(mem, v, symbolize, a.problems);
 		if (options.traces)
 			v.traces = vm_traces(mem, c.g, target.arch(), options.mcode, a.problems);
+		if (options.gc) {
+			v.gc = gc_census(mem, c.g, *options.gc);
+			if (options.gc->paths)
+				gc_paths(mem, c.g, *v.gc, GcPathOptions{});
+			for (auto &p : v.gc->problems)
+				a.problems.push_back("GC heap of VM " + luajit_pointer(c.g) + ": " +
+						     p);
+		}
 		size_t index = a.vms.size();
 		if (c.thread && c.frame) {
 			a.threads[*c.thread].vm_frame = *c.frame;

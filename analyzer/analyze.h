@@ -2,8 +2,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "analyzer/gc_census.h"
 #include "analyzer/model.h"
 #include "readers/error.h"
 #include "readers/live_process.h"
@@ -20,9 +22,10 @@ enum class ScanMode { automatic, always, never };
 struct AnalyzeOptions {
 	FileLookup lookup;
 	ScanMode scan = ScanMode::automatic;
-	bool all_coroutines = false; // walk every lua_State, not just the running one
-	bool traces = false;         // read the JIT's traces
-	bool mcode = false;          //   and their machine code
+	bool all_coroutines = false;       // walk every lua_State, not just the running one
+	bool traces = false;               // read the JIT's traces
+	bool mcode = false;                //   and their machine code
+	std::optional<GcCensusOptions> gc; // a census of each VM's GC heap
 };
 
 // Fails only when the core cannot be read at all; everything that goes

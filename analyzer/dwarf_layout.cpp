@@ -4,6 +4,8 @@
 #include <dwarf.h>
 #include <map>
 #include <optional>
+#include <span>
+#include <vector>
 
 namespace ljcore {
 
@@ -12,22 +14,24 @@ namespace {
 // The struct definitions we need, by the name LuaJIT gives them
 // (lj_obj.h, lj_dispatch.h).
 const char *const wanted_structs[] = {
-	"lua_State", "global_State", "GCState", "GG_State", "GCfuncC",
-	"GCfuncL",   "GCproto",      "GCstr",   "GCRef",
+	"lua_State", "global_State",   "GCState", "GG_State", "GCfuncC",   "GCfuncL",
+	"GCproto",   "GCstr",          "GCRef",   "GCtab",    "Node",      "GCudata",
+	"GCcdata",   "StrInternState", "GCupval", "CTState",  "CCallback", "CType",
 };
+// Only in builds with the JIT (lj_jit.h).
+const char *const jit_structs[] = {"jit_State", "GCtrace", "SnapShot"};
 
 // The JIT's structures (lj_jit.h, lj_dispatch.h).
 const char *const wanted_trace_structs[] = {"GG_State", "jit_State", "GCtrace", "lua_State"};
 
 // Structure definitions (not declarations) found in the CUs, by name.
-template <size_t N>
-std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw, const char *const (&wanted)[N])
+std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw, std::span<const char *const> wanted)
 {
 	std::map<std::string, Dwarf_Die> found;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	// lj_obj.h is included by almost every CU: the first ones suffice.
-	while (found.size() < N &&
+	while (found.size() < wanted.size() &&
 	       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
 		Dwarf_Die cu, child;
 		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
@@ -71,7 +75,10 @@ std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
 
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 {
-	auto structs = find_structs(dw, wanted_structs);
+	// A build without the JIT has no jit_structs: the search then reads every CU.
+	std::vector<const char *> wanted(std::begin(wanted_structs), std::end(wanted_structs));
+	wanted.insert(wanted.end(), std::begin(jit_structs), std::end(jit_structs));
+	auto structs = find_structs(dw, wanted);
 	for (const char *w : wanted_structs)
 		if (!structs.count(w))
 			return fail(std::string("DWARF has no definition of struct ") + w);
@@ -127,6 +134,64 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	ly.str_size = uint16_t(size("GCstr"));
 	ly.gg_g = off("GG_State", "g");
 	ly.gg_dispatch = off("GG_State", "dispatch");
+	ly.gg_size = size("GG_State");
+	ly.L_openupval = uint16_t(off("lua_State", "openupval"));
+	ly.L_env = uint16_t(off("lua_State", "env"));
+	ly.L_size = uint16_t(size("lua_State"));
+	uint32_t gc = off("global_State", "gc");
+	ly.g_gc_root = uint16_t(gc + off("GCState", "root"));
+	ly.g_gc_mmudata = uint16_t(gc + off("GCState", "mmudata"));
+	ly.g_gc_lightudnum = uint16_t(gc + off("GCState", "lightudnum"));
+	ly.g_gc_lightudseg = uint16_t(gc + off("GCState", "lightudseg"));
+	uint32_t str = off("global_State", "str");
+	ly.g_str_tab = uint16_t(str + off("StrInternState", "tab"));
+	ly.g_str_mask = uint16_t(str + off("StrInternState", "mask"));
+	ly.g_str_num = uint16_t(str + off("StrInternState", "num"));
+	ly.g_tmpbuf = uint16_t(off("global_State", "tmpbuf"));
+	ly.g_ctype_state = uint16_t(off("global_State", "ctype_state"));
+	ly.g_registrytv = uint16_t(off("global_State", "registrytv"));
+	ly.fn_uvptr = uint16_t(off("GCfuncL", "uvptr"));
+	ly.fnc_size = uint16_t(size("GCfuncC"));
+	ly.fnl_size = uint16_t(size("GCfuncL"));
+	ly.pt_sizept = uint16_t(off("GCproto", "sizept"));
+	ly.tab_colo = uint16_t(off("GCtab", "colo"));
+	ly.tab_array = uint16_t(off("GCtab", "array"));
+	ly.tab_metatable = uint16_t(off("GCtab", "metatable"));
+	ly.tab_node = uint16_t(off("GCtab", "node"));
+	ly.tab_asize = uint16_t(off("GCtab", "asize"));
+	ly.tab_hmask = uint16_t(off("GCtab", "hmask"));
+	ly.tab_size = uint16_t(size("GCtab"));
+	ly.node_size = uint16_t(size("Node"));
+	ly.ud_len = uint16_t(off("GCudata", "len"));
+	ly.ud_size = uint16_t(size("GCudata"));
+	ly.cd_ctypeid = uint16_t(off("GCcdata", "ctypeid"));
+	ly.cd_size = uint16_t(size("GCcdata"));
+	ly.uv_size = uint16_t(size("GCupval"));
+	ly.uv_v = uint16_t(off("GCupval", "v"));
+	ly.cts_tab = uint16_t(off("CTState", "tab"));
+	ly.cts_sizetab = uint16_t(off("CTState", "sizetab"));
+	ly.cts_cb_sizeid = uint16_t(off("CTState", "cb") + off("CCallback", "sizeid"));
+	ly.cts_size = uint16_t(size("CTState"));
+	ly.ctype_size = uint16_t(size("CType"));
+	// Without the JIT, GG_State has no jit_State and there are no traces.
+	if (member_offset(&structs["GG_State"], "J")) {
+		for (const char *w : jit_structs)
+			if (!structs.count(w))
+				return fail(std::string("DWARF has no definition of struct ") + w);
+		ly.gg_J = off("GG_State", "J");
+		ly.J_sizetrace = uint16_t(off("jit_State", "sizetrace"));
+		ly.J_irtoplim = uint16_t(off("jit_State", "irtoplim"));
+		ly.J_irbotlim = uint16_t(off("jit_State", "irbotlim"));
+		ly.J_sizesnap = uint16_t(off("jit_State", "sizesnap"));
+		ly.J_sizesnapmap = uint16_t(off("jit_State", "sizesnapmap"));
+		ly.tr_nsnap = uint16_t(off("GCtrace", "nsnap"));
+		ly.tr_nins = uint16_t(off("GCtrace", "nins"));
+		ly.tr_nk = uint16_t(off("GCtrace", "nk"));
+		ly.tr_nsnapmap = uint16_t(off("GCtrace", "nsnapmap"));
+		ly.tr_szmcode = uint16_t(off("GCtrace", "szmcode"));
+		ly.tr_size = uint16_t(size("GCtrace"));
+		ly.snap_size = uint16_t(size("SnapShot"));
+	}
 	if (!missing.empty())
 		return fail("DWARF lacks members " + missing);
 	// CFRAME_OFS_* are macros (lj_frame.h), not in DWARF.
@@ -285,6 +350,56 @@ std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout 
 	LJ_CMP(cf_prev);
 	LJ_CMP(cf_l);
 	LJ_CMP(cf_pc);
+	LJ_CMP(L_openupval);
+	LJ_CMP(L_env);
+	LJ_CMP(g_registrytv);
+	LJ_CMP(L_size);
+	LJ_CMP(g_gc_root);
+	LJ_CMP(g_gc_mmudata);
+	LJ_CMP(g_gc_lightudnum);
+	LJ_CMP(g_gc_lightudseg);
+	LJ_CMP(g_str_tab);
+	LJ_CMP(g_str_mask);
+	LJ_CMP(g_str_num);
+	LJ_CMP(g_tmpbuf);
+	LJ_CMP(g_ctype_state);
+	LJ_CMP(fn_uvptr);
+	LJ_CMP(fnc_size);
+	LJ_CMP(fnl_size);
+	LJ_CMP(pt_sizept);
+	LJ_CMP(tab_colo);
+	LJ_CMP(tab_array);
+	LJ_CMP(tab_metatable);
+	LJ_CMP(tab_node);
+	LJ_CMP(tab_asize);
+	LJ_CMP(tab_hmask);
+	LJ_CMP(tab_size);
+	LJ_CMP(node_size);
+	LJ_CMP(ud_len);
+	LJ_CMP(ud_size);
+	LJ_CMP(cd_ctypeid);
+	LJ_CMP(cd_size);
+	LJ_CMP(uv_size);
+	LJ_CMP(uv_v);
+	LJ_CMP(tr_nsnap);
+	LJ_CMP(tr_nins);
+	LJ_CMP(tr_nk);
+	LJ_CMP(tr_nsnapmap);
+	LJ_CMP(tr_szmcode);
+	LJ_CMP(tr_size);
+	LJ_CMP(snap_size);
+	LJ_CMP(cts_tab);
+	LJ_CMP(cts_sizetab);
+	LJ_CMP(cts_cb_sizeid);
+	LJ_CMP(cts_size);
+	LJ_CMP(ctype_size);
+	LJ_CMP(gg_size);
+	LJ_CMP(gg_J);
+	LJ_CMP(J_sizetrace);
+	LJ_CMP(J_irtoplim);
+	LJ_CMP(J_irbotlim);
+	LJ_CMP(J_sizesnap);
+	LJ_CMP(J_sizesnapmap);
 #undef LJ_CMP
 	return out;
 }

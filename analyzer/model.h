@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/gc_model.h"
 #include "analyzer/trace_model.h"
 
 namespace ljcore {
@@ -102,7 +103,8 @@ struct VmResult {
 	// (resumers of the current coroutine, states a C host entered), when
 	// coroutines does not hold them.
 	std::vector<LuaStack> entered;
-	uint64_t gc_objects = 0; // objects on the GC list when it was walked
+	uint64_t gc_objects = 0;    // objects on the GC list when it was walked
+	std::optional<GcCensus> gc; // the heap census, when asked for (ljcore gc)
 	// The JIT's traces, when they were asked for (ljcore traces, trace).
 	std::optional<TraceSet> traces;
 

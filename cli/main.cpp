@@ -8,6 +8,7 @@
 #include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
 #include "cli/fixture.h"
+#include "cli/gc_diff.h"
 #include "cli/render.h"
 #include "cli/render_trace.h"
 
@@ -131,6 +132,20 @@ int main(int argc, char **argv)
 	trace->add_flag(
 		"--mcode", mcode,
 		"also the machine code, disassembled, with entry, loop, exits and snapshots");
+	auto *gc = app.add_subcommand("gc", "GC heap of each VM: census by type, strings, "
+					    "largest objects");
+	add_common(gc, common);
+	bool gc_json = false;
+	GcCensusOptions gc_options;
+	gc->add_flag("--json", gc_json, "print the census as JSON");
+	gc->add_option("--top", gc_options.top, "how many of the largest objects to list")
+		->check(CLI::NonNegativeNumber);
+	gc->add_flag("--paths", gc_options.paths,
+		     "a shortest path from a root to each of the largest objects");
+	std::string gc_before;
+	gc->add_option("--diff", gc_before,
+		       "a core of the same program from before: print what grew from it to CORE")
+		->check(CLI::ExistingFile);
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
@@ -201,6 +216,14 @@ int main(int argc, char **argv)
 	}
 	if (snapshot->parsed())
 		return run_snapshot(common, snapshot_out, options);
+	if (gc->parsed()) {
+		options.gc = gc_options;
+		if (!gc_before.empty()) {
+			// Growth by path prefix needs the paths.
+			options.gc->paths = true;
+			return gc_diff_command(gc_before, common.core, options, gc_json);
+		}
+	}
 	auto result =
 		common.pid ? analyze_pid(common.pid, options) : analyze_core(common.core, options);
 	if (!result) {
@@ -222,7 +245,13 @@ int main(int argc, char **argv)
 		print_problems(*result);
 		return status;
 	}
-	if (analyze->parsed()) {
+	if (gc->parsed()) {
+		if (gc_json)
+			render_gc_json(std::cout, *result);
+		else
+			render_gc(std::cout, *result);
+		print_problems(*result);
+	} else if (analyze->parsed()) {
 		if (analyze_json) {
 			render_json(std::cout, *result);
 		} else {

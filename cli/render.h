@@ -29,6 +29,11 @@ void render_json(std::ostream &out, const Analysis &a);
 // One traceback in debug.traceback's format, from first_level on.
 void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level);
 
+// ljcore gc: each VM's heap census (text, JSON).
+void render_gc(std::ostream &out, const Analysis &a);
+void render_gc_json(std::ostream &out, const Analysis &a);
+nlohmann::json gc_census_json(const GcCensus &c);
+
 std::string signal_name(int signo);
 std::string hex_address(uint64_t v);
 

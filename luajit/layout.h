@@ -30,6 +30,8 @@ struct lj_layout {
 	u16 L_stack;
 	u16 L_cframe;
 	u16 L_stacksize;
+	u16 L_openupval; /* chain of open upvalues, through nextgc */
+	u16 L_env;       /* GCRef to the globals table */
 
 	/* global_State */
 	u16 g_strempty; /* embedded GCstr of length 0 */
@@ -37,13 +39,26 @@ struct lj_layout {
 	u16 g_mainthref;
 	u16 g_cur_L;
 	u16 g_jit_base;
-	u16 g_gc_total; /* g->gc.total */
+	u16 g_gc_total;      /* g->gc.total */
+	u16 g_gc_root;       /* g->gc.root: every GC object but strings */
+	u16 g_gc_mmudata;    /* ring of objects waiting for __gc */
+	u16 g_gc_lightudnum; /* 64-bit builds: lightuserdata segments - 1 */
+	u16 g_gc_lightudseg; /* MRef to the segment map */
+	u16 g_str_tab;       /* g->str.tab: string hash anchors */
+	u16 g_str_mask;
+	u16 g_str_num;
+	u16 g_tmpbuf;      /* SBuf {w, e, b, L}: native pointers */
+	u16 g_ctype_state; /* MRef to the FFI's CTState, or 0 */
+	u16 g_registrytv;  /* TValue holding the registry table */
 
 	/* GCfunc (GCfuncC / GCfuncL share the header) */
 	u16 fn_ffid;
 	u16 fn_nupvalues;
-	u16 fn_pc; /* Lua: MRef to the bytecode after the GCproto header */
-	u16 fn_f;  /* C: lua_CFunction */
+	u16 fn_pc;    /* Lua: MRef to the bytecode after the GCproto header */
+	u16 fn_f;     /* C: lua_CFunction */
+	u16 fn_uvptr; /* Lua: GCRef uvptr[] to GCupval */
+	u16 fnc_size; /* sizeof(GCfuncC), with one upvalue TValue */
+	u16 fnl_size; /* sizeof(GCfuncL), with one upvalue GCRef */
 
 	/* GCproto */
 	u16 pt_size; /* sizeof(GCproto): bytecode starts right after it */
@@ -60,14 +75,60 @@ struct lj_layout {
 	u16 pt_lineinfo;
 	u16 pt_uvinfo;
 	u16 pt_varinfo;
+	u16 pt_sizept; /* bytes of the prototype with its arrays */
 
 	/* GCstr: the characters follow the header. */
 	u16 str_len;
 	u16 str_size;
 
+	/* GCtab, its hash Node */
+	u16 tab_colo; /* int8: colocated array slots, negative when abandoned */
+	u16 tab_array;
+	u16 tab_metatable;
+	u16 tab_node;
+	u16 tab_asize;
+	u16 tab_hmask;
+	u16 tab_size;
+	u16 node_size;
+
+	/* GCudata and GCcdata: the payload follows the header. */
+	u16 ud_len;
+	u16 ud_size;
+	u16 cd_ctypeid;
+	u16 cd_size;
+
+	/* GCupval */
+	u16 uv_size;
+	u16 uv_v; /* MRef to the value */
+
+	/* CType and CTState (lj_ctype.h); luajit2's CCallback is larger. */
+	u16 ctype_size;
+	u16 cts_tab; /* CType *: native pointer */
+	u16 cts_sizetab;
+	u16 cts_cb_sizeid; /* cb.sizeid: slots of the callback id table */
+	u16 cts_size;
+
 	/* GG_State: main lua_State, global_State, ..., dispatch table. */
 	u32 gg_g;        /* offsetof(GG_State, g) */
 	u32 gg_dispatch; /* offsetof(GG_State, dispatch) */
+	u32 gg_size;     /* sizeof(GG_State): what gc.total starts with */
+	u32 gg_J;        /* offsetof(GG_State, J), 0 without the JIT */
+	u16 L_size;      /* sizeof(lua_State): luajit2 adds exdata */
+
+	/* jit_State buffers g->gc.total counts (lj_trace.c lj_trace_freestate) */
+	u16 J_sizetrace;
+	u16 J_irtoplim;
+	u16 J_irbotlim;
+	u16 J_sizesnap;
+	u16 J_sizesnapmap;
+	/* GCtrace and SnapShot (also 0 without the JIT) */
+	u16 tr_nsnap;
+	u16 tr_nins;
+	u16 tr_nk;
+	u16 tr_nsnapmap;
+	u16 tr_szmcode;
+	u16 tr_size;
+	u16 snap_size;
 
 	/* C frame (CFRAME_* in lj_frame.h, per architecture). */
 	u16 cf_nres;

@@ -4,7 +4,9 @@
  * analyzer validates a table against the memory before trusting it, and a
  * test checks each table against the DWARF of the builds we make.
  *
- * Sources: lj_obj.h (lua_State, global_State, GCproto, GCfunc, GCstr),
+ * Sources: lj_obj.h (lua_State, global_State, GCproto, GCfunc, GCstr,
+ * GCtab, GCudata, GCcdata, GCupval), lj_jit.h (jit_State, GCtrace),
+ * lj_ctype.h (CTState, CType),
  * lj_dispatch.h (GG_State), lj_frame.h (CFRAME_OFS_* per architecture).
  */
 #ifndef LJCORE_LUAJIT_LAYOUTS_H
@@ -19,16 +21,54 @@
 	.gc64 = 1, .fr2 = 1, .ptrsize = 8,                                 \
 	.L_status = 11, .L_glref = 16, .L_base = 32, .L_top = 40,          \
 	.L_maxstack = 48, .L_stack = 56, .L_cframe = 80,                   \
-	.L_stacksize = 88,                                                 \
+	.L_stacksize = 88, .L_openupval = 64, .L_env = 72,                 \
 	.g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,           \
 	.g_cur_L = 368, .g_jit_base = 376, .g_gc_total = 16,               \
+	.g_gc_root = 40, .g_gc_mmudata = 80, .g_gc_lightudnum = 35,        \
+	.g_gc_lightudseg = 112, .g_str_tab = 152, .g_str_mask = 160,       \
+	.g_str_num = 164, .g_tmpbuf = 200, .g_ctype_state = 384,           \
+	.g_registrytv = 272,                                               \
 	.fn_ffid = 10, .fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40,        \
+	.fn_uvptr = 40, .fnc_size = 56, .fnl_size = 48,                    \
 	.pt_size = 104, .pt_numparams = 10, .pt_framesize = 11,            \
 	.pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48, .pt_sizeuv = 60,    \
 	.pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,            \
 	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88,              \
-	.pt_varinfo = 96,                                                  \
-	.str_len = 20, .str_size = 24
+	.pt_varinfo = 96, .pt_sizept = 56,                                 \
+	.str_len = 20, .str_size = 24,                                     \
+	.tab_colo = 11, .tab_array = 16, .tab_metatable = 32,              \
+	.tab_node = 40, .tab_asize = 48, .tab_hmask = 52, .tab_size = 64,  \
+	.node_size = 24,                                                   \
+	.ud_len = 24, .ud_size = 48, .cd_ctypeid = 10, .cd_size = 16,      \
+	.uv_size = 48, .uv_v = 32,                                         \
+	.ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12
+
+/* The end of CTState: luajit2's CCallback holds more (lj_ctype.h). */
+#define LJ_CTS_UPSTREAM .cts_cb_sizeid = 200, .cts_size = 472
+#define LJ_CTS_LUAJIT2 .cts_cb_sizeid = 248, .cts_size = 520
+
+/* GCtrace and SnapShot (lj_jit.h). */
+#define LJ_TRACE_GC64 .tr_nsnap = 10, .tr_nins = 12, .tr_nk = 40,          \
+	.tr_nsnapmap = 44, .tr_szmcode = 84, .tr_size = 120, .snap_size = 12
+#define LJ_TRACE_GC32 .tr_nsnap = 6, .tr_nins = 8, .tr_nk = 24,            \
+	.tr_nsnapmap = 28, .tr_szmcode = 60, .tr_size = 96, .snap_size = 12
+
+/* The jit_State sizes of its buffers (lj_jit.h), which move with the
+ * target's register and parameter tables, and the traces. */
+#define LJ_JIT_X64_GC64 .J_sizetrace = 396, .J_irtoplim = 336,            \
+	.J_irbotlim = 340, .J_sizesnap = 348, .J_sizesnapmap = 368,        \
+	LJ_TRACE_GC64
+#define LJ_JIT_ARM64 .J_sizetrace = 372, .J_irtoplim = 312,               \
+	.J_irbotlim = 316, .J_sizesnap = 324, .J_sizesnapmap = 344,        \
+	LJ_TRACE_GC64
+#define LJ_JIT_X64_GC32 .J_sizetrace = 372, .J_irtoplim = 312,            \
+	.J_irbotlim = 316, .J_sizesnap = 324, .J_sizesnapmap = 344,        \
+	LJ_TRACE_GC32
+/* -DLUAJIT_DISABLE_JIT: no jit_State, no traces. */
+#define LJ_NOJIT .J_sizetrace = 0, .J_irtoplim = 0, .J_irbotlim = 0,      \
+	.J_sizesnap = 0, .J_sizesnapmap = 0, .tr_nsnap = 0, .tr_nins = 0,  \
+	.tr_nk = 0, .tr_nsnapmap = 0, .tr_szmcode = 0, .tr_size = 0,       \
+	.snap_size = 0
 
 /* CFRAME_OFS_* for x86_64 (not Windows) with GC64. */
 #define LJ_CFRAME_X64_GC64 .cf_nres = 8, .cf_prev = 32, .cf_l = 16, .cf_pc = 24
@@ -37,8 +77,11 @@
 static const struct lj_layout lj_layout_upstream_gc64_x64 = {
 	.name = "upstream LuaJIT 2.1, GC64, x86_64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60, /* after the 96-byte main lua_State */
 	.gg_dispatch = 0xfe0,
+	.gg_size = 0x1860, .gg_J = 0x338, .L_size = 96,
+	LJ_JIT_X64_GC64,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -47,8 +90,11 @@ static const struct lj_layout lj_layout_upstream_gc64_x64 = {
 static const struct lj_layout lj_layout_upstream_gc64_nojit_x64 = {
 	.name = "upstream LuaJIT 2.1, GC64, JIT disabled, x86_64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60,
 	.gg_dispatch = 0x338,
+	.gg_size = 0xbb8, .gg_J = 0, .L_size = 96,
+	LJ_NOJIT,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -56,16 +102,22 @@ static const struct lj_layout lj_layout_upstream_gc64_nojit_x64 = {
 static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	.name = "OpenResty luajit2 2.1, GC64, x86_64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70, /* after the 112-byte main lua_State */
 	.gg_dispatch = 0x1018,
+	.gg_size = 0x1898, .gg_J = 0x350, .L_size = 112,
+	LJ_JIT_X64_GC64,
 	LJ_CFRAME_X64_GC64,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
 	.name = "OpenResty luajit2 2.1, GC64, JIT disabled, x86_64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70,
 	.gg_dispatch = 0x350,
+	.gg_size = 0xbd0, .gg_J = 0, .L_size = 112,
+	LJ_NOJIT,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -77,16 +129,22 @@ static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
 static const struct lj_layout lj_layout_upstream_gc64_arm64 = {
 	.name = "upstream LuaJIT 2.1, GC64, arm64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60,
 	.gg_dispatch = 0xfc8,
+	.gg_size = 0x1848, .gg_J = 0x338, .L_size = 96,
+	LJ_JIT_ARM64,
 	LJ_CFRAME_ARM64,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 	.name = "OpenResty luajit2 2.1, GC64, arm64",
 	LJ_LAYOUT_GC64_COMMON,
+	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70,
 	.gg_dispatch = 0x1000,
+	.gg_size = 0x1880, .gg_J = 0x350, .L_size = 112,
+	LJ_JIT_ARM64,
 	LJ_CFRAME_ARM64,
 };
 
@@ -96,16 +154,27 @@ static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 	.gc64 = 0, .fr2 = 0, .ptrsize = 4,                                 \
 	.L_status = 7, .L_glref = 8, .L_base = 16, .L_top = 24,            \
 	.L_maxstack = 32, .L_stack = 36, .L_cframe = 48,                   \
-	.L_stacksize = 56,                                                 \
+	.L_stacksize = 56, .L_openupval = 40, .L_env = 44,                 \
 	.g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,            \
 	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16,               \
+	.g_gc_root = 32, .g_gc_mmudata = 52, .g_gc_lightudnum = 27,        \
+	.g_gc_lightudseg = 72, .g_str_tab = 104, .g_str_mask = 112,        \
+	.g_str_num = 116, .g_tmpbuf = 144, .g_ctype_state = 296,           \
+	.g_registrytv = 216,                                               \
 	.fn_ffid = 6, .fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24,          \
+	.fn_uvptr = 20, .fnc_size = 40, .fnl_size = 24,                    \
 	.pt_size = 64, .pt_numparams = 6, .pt_framesize = 7,               \
 	.pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24, .pt_sizeuv = 36,     \
 	.pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,            \
 	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56,              \
-	.pt_varinfo = 60,                                                  \
-	.str_len = 16, .str_size = 20
+	.pt_varinfo = 60, .pt_sizept = 32,                                 \
+	.str_len = 16, .str_size = 20,                                     \
+	.tab_colo = 7, .tab_array = 8, .tab_metatable = 16,                \
+	.tab_node = 20, .tab_asize = 24, .tab_hmask = 28, .tab_size = 32,  \
+	.node_size = 24,                                                   \
+	.ud_len = 12, .ud_size = 24, .cd_ctypeid = 6, .cd_size = 8,        \
+	.uv_size = 24, .uv_v = 16,                                         \
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12
 
 /* CFRAME_OFS_* for x86_64 (not Windows) without GC64. */
 #define LJ_CFRAME_X64_GC32 .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28
@@ -113,32 +182,44 @@ static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 static const struct lj_layout lj_layout_upstream_gc32_x64 = {
 	.name = "upstream LuaJIT 2.1, 32-bit GC refs, x86_64",
 	LJ_LAYOUT_GC32_COMMON,
+	LJ_CTS_UPSTREAM,
 	.gg_g = 0x40, /* after the 64-byte main lua_State */
 	.gg_dispatch = 0xca8,
+	.gg_size = 0x1528, .gg_J = 0x228, .L_size = 64,
+	LJ_JIT_X64_GC32,
 	LJ_CFRAME_X64_GC32,
 };
 
 static const struct lj_layout lj_layout_upstream_gc32_nojit_x64 = {
 	.name = "upstream LuaJIT 2.1, 32-bit GC refs, JIT disabled, x86_64",
 	LJ_LAYOUT_GC32_COMMON,
+	LJ_CTS_UPSTREAM,
 	.gg_g = 0x40,
 	.gg_dispatch = 0x228,
+	.gg_size = 0xaa8, .gg_J = 0, .L_size = 64,
+	LJ_NOJIT,
 	LJ_CFRAME_X64_GC32,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
 	.name = "OpenResty luajit2 2.1, 32-bit GC refs, x86_64",
 	LJ_LAYOUT_GC32_COMMON,
+	LJ_CTS_LUAJIT2,
 	.gg_g = 0x50, /* lua_State with exdata, exdata2 */
 	.gg_dispatch = 0xce0,
+	.gg_size = 0x1560, .gg_J = 0x240, .L_size = 80,
+	LJ_JIT_X64_GC32,
 	LJ_CFRAME_X64_GC32,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
 	.name = "OpenResty luajit2 2.1, 32-bit GC refs, JIT disabled, x86_64",
 	LJ_LAYOUT_GC32_COMMON,
+	LJ_CTS_LUAJIT2,
 	.gg_g = 0x50,
 	.gg_dispatch = 0x240,
+	.gg_size = 0xac0, .gg_J = 0, .L_size = 80,
+	LJ_NOJIT,
 	LJ_CFRAME_X64_GC32,
 };
 /* clang-format on */

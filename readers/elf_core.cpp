@@ -345,6 +345,19 @@ std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr, std::span<s
 	return {};
 }
 
+MemoryView ElfCore::view(uint64_t addr) const
+{
+	const CoreSegment *s = segment_at(addr);
+	if (!s)
+		return {};
+	// segment_bytes leaves out what the file does not hold (p_filesz <
+	// p_memsz, a truncated core): those bytes are no view.
+	auto bytes = segment_bytes(*s);
+	if (addr - s->vaddr >= bytes.size())
+		return {};
+	return {s->vaddr, bytes};
+}
+
 void ElfCore::visit_writable(const Visitor &visit) const
 {
 	for (const CoreSegment &seg : segments_)

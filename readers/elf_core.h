@@ -36,6 +36,8 @@ public:
 
 	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override;
 
+	MemoryView view(uint64_t addr) const override;
+
 	// Only what the core file itself holds, never served from disk.
 	std::expected<void, ReadMiss> read_core_only(uint64_t addr, std::span<std::byte> out) const;
 

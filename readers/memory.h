@@ -15,9 +15,25 @@ struct ReadMiss {
 	std::string reason; // e.g. "not dumped in the core (p_filesz < p_memsz)"
 };
 
+// A stretch of the target's memory readable in place (a core segment the
+// file holds, mapped): its first address and its bytes.
+struct MemoryView {
+	uint64_t addr = 0;
+	std::span<const std::byte> bytes;
+};
+
 class Memory {
 public:
 	virtual ~Memory() = default;
+
+	// The stretch holding addr that can be read without a copy, for walks
+	// over millions of objects; empty when there is none (a live process,
+	// memory served from files): then read() is the way.
+	virtual MemoryView view(uint64_t addr) const
+	{
+		(void)addr;
+		return {};
+	}
 
 	// Fills all of out from addr on, or reports the first byte it could not.
 	virtual std::expected<void, ReadMiss> read(uint64_t addr,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Crashes every testdata/scenarios/*.lua, testdata/coroutines/*.lua and testdata/traces/*.lua
-# under each LuaJIT variant and keeps, per run, the core and LuaJIT's own view of itself written just before
+# Crashes every testdata/{scenarios,coroutines,traces,gc}/*.lua under each LuaJIT
+# variant and keeps, per run, the core and LuaJIT's own view of itself written just before
 # the crash (the oracle ljcore must match): for scenarios the traceback of the crashing
-# frame, for coroutines/ scripts a block per coroutine, for traces/ scripts jit.dump's listing
-# of every trace.
+# frame, for coroutines/ scripts a block per coroutine, for traces/ scripts jit.dump's
+# listing of every trace, for gc/ scripts their planted objects and g->gc.total.
 # Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
 #   <scenario>.lua                    copy of the script, run by this relative name so chunk
@@ -27,7 +27,7 @@ jobs_max=${JOBS:-$(nproc)}
 
 # Scenarios check the crashing stack; coroutines/ scripts check every coroutine.
 scripts=("$root"/testdata/scenarios/*.lua "$root"/testdata/coroutines/*.lua
-         "$root"/testdata/traces/*.lua)
+         "$root"/testdata/traces/*.lua "$root"/testdata/gc/*.lua)
 [[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/scenarios" >&2; exit 1; }
 
 # Kernel cores only land in the cwd when core_pattern is a plain relative name.

@@ -38,6 +38,33 @@ static void print_initializer(const lj_layout &l)
 	       l.str_size, l.gg_g, l.gg_dispatch);
 	printf("\t.cf_nres = %u, .cf_prev = %u, .cf_l = %u, .cf_pc = %u,\n", l.cf_nres, l.cf_prev,
 	       l.cf_l, l.cf_pc);
+	// The GC heap census (analyzer/gc_census.cpp).
+	printf("\t.L_openupval = %u, .L_env = %u, .L_size = %u, .g_registrytv = %u,\n",
+	       l.L_openupval, l.L_env, l.L_size, l.g_registrytv);
+	printf("\t.g_gc_root = %u, .g_gc_mmudata = %u, .g_gc_lightudnum = %u, "
+	       ".g_gc_lightudseg = %u, .g_str_tab = %u, .g_str_mask = %u, .g_str_num = %u, "
+	       ".g_tmpbuf = %u, .g_ctype_state = %u,\n",
+	       l.g_gc_root, l.g_gc_mmudata, l.g_gc_lightudnum, l.g_gc_lightudseg, l.g_str_tab,
+	       l.g_str_mask, l.g_str_num, l.g_tmpbuf, l.g_ctype_state);
+	printf("\t.fn_uvptr = %u, .fnc_size = %u, .fnl_size = %u, .pt_sizept = %u,\n", l.fn_uvptr,
+	       l.fnc_size, l.fnl_size, l.pt_sizept);
+	printf("\t.tab_colo = %u, .tab_array = %u, .tab_metatable = %u, .tab_node = %u, "
+	       ".tab_asize = %u, .tab_hmask = %u, .tab_size = %u, .node_size = %u,\n",
+	       l.tab_colo, l.tab_array, l.tab_metatable, l.tab_node, l.tab_asize, l.tab_hmask,
+	       l.tab_size, l.node_size);
+	printf("\t.ud_len = %u, .ud_size = %u, .cd_ctypeid = %u, .cd_size = %u, .uv_size = %u, "
+	       ".uv_v = %u,\n",
+	       l.ud_len, l.ud_size, l.cd_ctypeid, l.cd_size, l.uv_size, l.uv_v);
+	printf("\t.tr_nsnap = %u, .tr_nins = %u, .tr_nk = %u, .tr_nsnapmap = %u, .tr_szmcode = %u, "
+	       ".tr_size = %u, .snap_size = %u,\n",
+	       l.tr_nsnap, l.tr_nins, l.tr_nk, l.tr_nsnapmap, l.tr_szmcode, l.tr_size, l.snap_size);
+	printf("\t.cts_tab = %u, .cts_sizetab = %u, .cts_cb_sizeid = %u, .cts_size = %u, "
+	       ".ctype_size = %u,\n",
+	       l.cts_tab, l.cts_sizetab, l.cts_cb_sizeid, l.cts_size, l.ctype_size);
+	printf("\t.gg_size = 0x%x, .gg_J = 0x%x, .J_sizetrace = %u, .J_irtoplim = %u, "
+	       ".J_irbotlim = %u, .J_sizesnap = %u, .J_sizesnapmap = %u,\n",
+	       l.gg_size, l.gg_J, l.J_sizetrace, l.J_irtoplim, l.J_irbotlim, l.J_sizesnap,
+	       l.J_sizesnapmap);
 }
 
 // The JIT layout of the same build: its DWARF must equal the built-in table

@@ -67,6 +67,9 @@ int main(int argc, char **argv)
 	// Walk every coroutine too: the GC object list is one more chain that
 	// mutations can make cyclic or point anywhere.
 	opts.all_coroutines = true;
+	// And the GC heap census with its path search: every object, every
+	// table slot is hostile input too.
+	opts.gc = GcCensusOptions{.top = 10, .top_strings = 5, .paths = true};
 	int iterations = std::stoi(argv[3]);
 
 	auto base = analyze_core(argv[1], opts);

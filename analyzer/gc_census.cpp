@@ -1,0 +1,594 @@
+#include "analyzer/gc_census.h"
+
+#include <algorithm>
+#include <cstring>
+#include <queue>
+
+#include "analyzer/gc_sizes.h"
+#include "analyzer/lua_symbolize.h"
+
+namespace ljcore {
+
+const char *gc_type_name(GcType t)
+{
+	switch (t) {
+	case GcType::string:
+		return "string";
+	case GcType::upvalue:
+		return "upvalue";
+	case GcType::thread:
+		return "thread";
+	case GcType::proto:
+		return "proto";
+	case GcType::lua_function:
+		return "Lua function";
+	case GcType::c_function:
+		return "C function";
+	case GcType::trace:
+		return "trace";
+	case GcType::cdata:
+		return "cdata";
+	case GcType::table:
+		return "table";
+	case GcType::userdata:
+		return "userdata";
+	}
+	return "?";
+}
+
+namespace {
+
+// More objects than a 64 GB heap of the smallest ones: a list this long
+// is cyclic or garbage.
+constexpr uint64_t max_objects = uint64_t(1) << 32;
+
+// CTypeID1 (lj_ctype.h), native pointers on the 64-bit targets we read.
+constexpr uint64_t ctypeid1_size = 2;
+constexpr uint64_t native_ptr = 8;
+
+// lj_ctype.h: the type kind is in the top 4 bits of CTInfo; kinds up to
+// CT_ENUM (5) keep their size in CType.size, CT_ATTRIB (8) wraps another.
+constexpr uint32_t ct_hassize_max = 5;
+constexpr uint32_t ct_attrib = 8;
+constexpr uint32_t ctsize_ptr = 8;
+
+// GCcdata.marked bit 0x80: a variable-sized cdata, with a GCcdataVar
+// {offset, extra, len} (8 bytes) right before it (lj_obj.h cdataisv).
+constexpr uint8_t cdata_var = 0x80;
+constexpr uint64_t cdatavar_size = 8;
+
+// The bytes of one object at a time. Inside a core segment they are read
+// in place (no copy, and only the cache lines a field is on are touched);
+// elsewhere each field range is copied with read().
+class ObjBytes {
+public:
+	explicit ObjBytes(const Memory &mem) : mem_(mem) {}
+
+	// Moves to the object at addr; false if its header is unreadable.
+	bool fetch(uint64_t addr)
+	{
+		addr_ = addr;
+		avail_ = 0;
+		failed_ = false;
+		return ensure(header_bytes);
+	}
+	template <typename T> T at(size_t off)
+	{
+		T v{};
+		if (ensure(off + sizeof v))
+			memcpy(&v, p_ + off, sizeof v);
+		return v;
+	}
+	uint64_t ref(size_t off, unsigned ptrsize)
+	{
+		return ptrsize == 8 ? at<uint64_t>(off) : at<uint32_t>(off);
+	}
+	bool failed() const { return failed_; }
+	const ReadMiss &miss() const { return miss_; }
+
+private:
+	// nextgc, marked, gct: enough for any build.
+	static constexpr size_t header_bytes = 10;
+
+	bool ensure(size_t n) { return n <= avail_ || refill(n); }
+
+	bool refill(size_t n)
+	{
+		uint64_t rel = addr_ - view_.addr;
+		if (rel >= view_.bytes.size() || view_.bytes.size() - rel < n)
+			view_ = mem_.view(addr_);
+		rel = addr_ - view_.addr;
+		if (rel < view_.bytes.size() && view_.bytes.size() - rel >= n) {
+			p_ = reinterpret_cast<const unsigned char *>(view_.bytes.data()) + rel;
+			avail_ = view_.bytes.size() - rel;
+			return true;
+		}
+		auto r = n <= sizeof buf_
+				 ? mem_.read(addr_, std::as_writable_bytes(std::span(buf_, n)))
+				 : std::unexpected(ReadMiss{addr_, "object field too far"});
+		if (!r) {
+			miss_ = r.error();
+			failed_ = true;
+			return false;
+		}
+		p_ = buf_;
+		avail_ = n;
+		return true;
+	}
+
+	const Memory &mem_;
+	MemoryView view_;
+	uint64_t addr_ = 0;
+	const unsigned char *p_ = nullptr;
+	size_t avail_ = 0;
+	bool failed_ = false;
+	alignas(8) unsigned char buf_[256];
+	ReadMiss miss_;
+};
+
+struct Ranked {
+	uint64_t bytes;
+	uint64_t addr;
+	GcType type;
+	bool operator>(const Ranked &o) const
+	{
+		return bytes != o.bytes ? bytes > o.bytes : addr > o.addr;
+	}
+};
+
+// The n largest seen, in memory proportional to n.
+class TopN {
+public:
+	explicit TopN(size_t n) : n_(n) {}
+	void offer(uint64_t bytes, uint64_t addr, GcType type)
+	{
+		if (n_ == 0)
+			return;
+		if (heap_.size() < n_) {
+			heap_.push({bytes, addr, type});
+		} else if (Ranked{bytes, addr, type} > heap_.top()) {
+			heap_.pop();
+			heap_.push({bytes, addr, type});
+		}
+	}
+	std::vector<Ranked> largest_first()
+	{
+		std::vector<Ranked> out;
+		for (; !heap_.empty(); heap_.pop())
+			out.push_back(heap_.top());
+		std::reverse(out.begin(), out.end());
+		return out;
+	}
+
+private:
+	size_t n_;
+	std::priority_queue<Ranked, std::vector<Ranked>, std::greater<Ranked>> heap_;
+};
+
+class Census {
+public:
+	Census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &o)
+	    : mem_(mem), ly_(mem.layout()), g_(g), obj_(mem.memory()), top_(o.top),
+	      top_strings_(o.top_strings)
+	{
+	}
+
+	GcCensus run();
+
+private:
+	void problem(std::string what)
+	{
+		out_.complete = false;
+		out_.problems.push_back(std::move(what));
+	}
+	std::string missed(const char *what)
+	{
+		return std::string(what) + ": " + obj_.miss().reason + " at " +
+		       luajit_pointer(obj_.miss().addr);
+	}
+	void count(GcType t, uint64_t addr, uint64_t bytes, uint64_t part1 = 0, uint64_t part2 = 0)
+	{
+		GcTypeStats &s = out_.types[size_t(t)];
+		s.count++;
+		s.bytes += bytes;
+		s.part1 += part1;
+		s.part2 += part2;
+		top_.offer(bytes, addr, t);
+	}
+	// Sizes one object whose bytes obj_ holds, by its gct; false if it is
+	// no GC object we know.
+	bool size_object(uint64_t o, uint8_t gct);
+	uint64_t cdata_payload(uint16_t ctypeid);
+	// A linked list through nextgc from first, ended by 0 or, for a ring,
+	// by coming back to stop. Bounded and cycle-safe.
+	template <typename Visit>
+	void walk_list(const char *name, uint64_t first, uint64_t stop, Visit visit);
+	void walk_strings();
+	void add_overheads();
+	std::string describe(const Ranked &r);
+
+	const LuaMemory &mem_;
+	const lj_layout &ly_;
+	uint64_t g_;
+	ObjBytes obj_;
+	TopN top_;
+	TopN top_strings_;
+	GcCensus out_;
+	uint64_t main_thread_ = 0;
+	std::vector<uint64_t> threads_;
+	uint64_t cts_tab_ = 0; // CTState.tab, 0 without FFI state
+	uint32_t cts_sizetab_ = 0;
+	std::vector<uint32_t> ctype_sizes_; // payload size by CTypeID, cached
+};
+
+uint64_t Census::cdata_payload(uint16_t id)
+{
+	if (ctype_sizes_.empty())
+		ctype_sizes_.assign(65536, UINT32_MAX);
+	if (ctype_sizes_[id] != UINT32_MAX)
+		return ctype_sizes_[id];
+	// ctype_raw (lj_ctype.h): skip attributes to the type that has the size.
+	uint32_t cur = id, size = ctsize_ptr;
+	for (int hops = 0; hops < 64 && cur < cts_sizetab_; hops++) {
+		auto info = mem_.value<uint32_t>(cts_tab_ + uint64_t(cur) * ly_.ctype_size);
+		auto sz = mem_.value<uint32_t>(cts_tab_ + uint64_t(cur) * ly_.ctype_size + 4);
+		if (!info || !sz)
+			break;
+		uint32_t kind = *info >> 28;
+		if (kind == ct_attrib) {
+			cur = *info & 0xffff;
+			continue;
+		}
+		size = kind <= ct_hassize_max ? *sz : ctsize_ptr;
+		break;
+	}
+	ctype_sizes_[id] = size;
+	return size;
+}
+
+bool Census::size_object(uint64_t o, uint8_t gct)
+{
+	switch (gct) {
+	case LJ_TSTR: {
+		uint64_t bytes = gc_size::string(ly_, obj_.at<uint32_t>(ly_.str_len));
+		count(GcType::string, o, bytes);
+		top_strings_.offer(bytes, o, GcType::string);
+		return true;
+	}
+	case LJ_TUPVAL:
+		count(GcType::upvalue, o, ly_.uv_size);
+		return true;
+	case LJ_TTHREAD: {
+		uint64_t stack = gc_size::thread_stack(obj_.at<uint32_t>(ly_.L_stacksize));
+		// The main lua_State is part of GG_State, counted with it.
+		uint64_t self = o == main_thread_ ? 0 : ly_.L_size;
+		count(GcType::thread, o, self + stack, stack);
+		threads_.push_back(o);
+		return true;
+	}
+	case LJ_TPROTO:
+		count(GcType::proto, o, obj_.at<uint32_t>(ly_.pt_sizept));
+		return true;
+	case LJ_TFUNC: {
+		uint8_t nup = obj_.at<uint8_t>(ly_.fn_nupvalues);
+		if (obj_.at<uint8_t>(ly_.fn_ffid) == LJ_FF_LUA)
+			count(GcType::lua_function, o, gc_size::lua_function(ly_, nup));
+		else
+			count(GcType::c_function, o, gc_size::c_function(ly_, nup));
+		return true;
+	}
+	case LJ_TTRACE: {
+		auto t = gc_size::trace(
+			ly_, obj_.at<uint32_t>(ly_.tr_nins), obj_.at<uint32_t>(ly_.tr_nk),
+			obj_.at<uint16_t>(ly_.tr_nsnap), obj_.at<uint32_t>(ly_.tr_nsnapmap));
+		count(GcType::trace, o, t.total, t.ir, t.snapshots);
+		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(ly_.tr_szmcode);
+		return true;
+	}
+	case LJ_TCDATA: { // lj_cdata.c lj_cdata_free
+		// GCcdata.marked follows nextgc.
+		if (obj_.at<uint8_t>(ly_.ptrsize) & cdata_var) {
+			auto extra = mem_.value<uint16_t>(o - cdatavar_size + 2);
+			auto len = mem_.value<uint32_t>(o - cdatavar_size + 4);
+			if (!extra || !len) {
+				problem("variable-sized cdata " + luajit_pointer(o) +
+					": header unreadable");
+				return true;
+			}
+			count(GcType::cdata, o, uint64_t(*len) + *extra);
+		} else {
+			count(GcType::cdata, o,
+			      ly_.cd_size + cdata_payload(obj_.at<uint16_t>(ly_.cd_ctypeid)));
+		}
+		return true;
+	}
+	case LJ_TTAB: {
+		auto t = gc_size::table(ly_, obj_.at<int8_t>(ly_.tab_colo),
+					obj_.at<uint32_t>(ly_.tab_asize),
+					obj_.at<uint32_t>(ly_.tab_hmask));
+		count(GcType::table, o, t.total, t.array, t.hash);
+		return true;
+	}
+	case LJ_TUDATA:
+		count(GcType::userdata, o, gc_size::userdata(ly_, obj_.at<uint32_t>(ly_.ud_len)));
+		return true;
+	}
+	return false;
+}
+
+template <typename Visit>
+void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit visit)
+{
+	// Brent's cycle detection: a corrupt list must not keep us here.
+	uint64_t o = first, mark = first, power = 1, steps = 0, seen = 0;
+	while (o && !(seen && o == stop)) {
+		if (!obj_.fetch(o)) {
+			problem(missed(name));
+			return;
+		}
+		uint64_t next = obj_.ref(0, ly_.ptrsize);
+		bool known = visit(o);
+		if (obj_.failed()) {
+			problem(missed(name));
+			return;
+		}
+		if (!known) {
+			problem(std::string(name) + ": object " + luajit_pointer(o) +
+				" has unknown type " +
+				std::to_string(obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_))));
+			return;
+		}
+		o = next;
+		if (o == mark && o != stop) {
+			problem(std::string(name) + " is cyclic");
+			return;
+		}
+		if (++steps == power) {
+			mark = o;
+			power *= 2;
+			steps = 0;
+		}
+		if (++seen >= max_objects) {
+			problem(std::string(name) + " longer than any heap could be");
+			return;
+		}
+	}
+}
+
+// Strings hang off g->str.tab[0..mask] through nextgc; the low bit of an
+// anchor flags secondary hashing (lj_str.c).
+void Census::walk_strings()
+{
+	GcStringTable &st = out_.strings;
+	auto tab = mem_.ref(g_ + ly_.g_str_tab);
+	auto mask = mem_.value<uint32_t>(g_ + ly_.g_str_mask);
+	auto num = mem_.value<uint32_t>(g_ + ly_.g_str_num);
+	if (!tab || !mask || !num) {
+		problem("string table unreadable");
+		return;
+	}
+	st.buckets = uint64_t(*mask) + 1;
+	st.num = *num;
+	out_.overheads.push_back({"string hash table", st.buckets * ly_.ptrsize});
+	// Hashing scatters the strings of consecutive buckets over the whole
+	// heap, and a walk in bucket order waits on memory at every string.
+	// So a batch of buckets at a time: their strings are visited in
+	// address order, one chain link per round (20% less time on 3 M
+	// strings), and memory stays that of one batch (at most 256 K
+	// buckets, some 8 MB) however big the table.
+	const uint64_t batch = std::min<uint64_t>(st.buckets, 1 << 18);
+	const unsigned ps = ly_.ptrsize;
+	std::vector<std::byte> anchors(batch * ps);
+	std::vector<uint32_t> chain(batch);
+	struct Link {
+		uint64_t addr;
+		uint32_t bucket; // within the batch
+	};
+	std::vector<Link> links, next;
+	for (uint64_t first = 0; first < st.buckets; first += batch) {
+		uint64_t n = std::min(batch, st.buckets - first);
+		auto bytes = std::span(anchors).first(n * ps);
+		if (auto r = mem_.memory().read(*tab + first * ps, bytes); !r) {
+			problem("string hash table unreadable: " + r.error().reason);
+			return;
+		}
+		links.clear();
+		for (uint64_t k = 0; k < n; k++) {
+			uint64_t a = 0;
+			memcpy(&a, anchors.data() + k * ps, ps);
+			if (a & ~uint64_t(1))
+				links.push_back({a & ~uint64_t(1), uint32_t(k)});
+		}
+		std::fill(chain.begin(), chain.begin() + n, 0);
+		while (!links.empty()) {
+			std::sort(links.begin(), links.end(),
+				  [](const Link &x, const Link &y) { return x.addr < y.addr; });
+			next.clear();
+			for (const Link &l : links) {
+				if (!obj_.fetch(l.addr)) {
+					problem(missed("string table chain"));
+					return;
+				}
+				uint64_t o = obj_.ref(0, ps);
+				if (obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) != LJ_TSTR) {
+					problem("string table chain: object " +
+						luajit_pointer(l.addr) + " is no string");
+					return;
+				}
+				size_object(l.addr, LJ_TSTR);
+				if (obj_.failed()) {
+					problem(missed("string table chain"));
+					return;
+				}
+				// No chain is longer than the table has strings.
+				if (++chain[l.bucket] > st.num) {
+					problem("string table chain is cyclic");
+					return;
+				}
+				if (o)
+					next.push_back({o, l.bucket});
+			}
+			links.swap(next);
+		}
+		for (uint64_t k = 0; k < n; k++) {
+			st.used += chain[k] != 0;
+			st.longest = std::max<uint64_t>(st.longest, chain[k]);
+			st.strings += chain[k];
+		}
+	}
+	st.bytes = out_.types[size_t(GcType::string)].bytes;
+}
+
+// What g->gc.total counts besides objects: allocations of the VM itself
+// (lj_state.c close_state lists them as it frees them).
+void Census::add_overheads()
+{
+	const lj_layout &ly = ly_;
+	uint64_t gg = g_ - ly.gg_g;
+	out_.overheads.push_back({"GG_State (main lua_State, global_State, jit_State, "
+				  "dispatch table)",
+				  ly.gg_size});
+	// g->tmpbuf: an SBuf {w, e, b, L} of native pointers (lj_buf.h sbufsz).
+	auto e = mem_.value<uint64_t>(g_ + ly.g_tmpbuf + native_ptr);
+	auto b = mem_.value<uint64_t>(g_ + ly.g_tmpbuf + 2 * native_ptr);
+	if (e && b && *e >= *b)
+		out_.overheads.push_back({"temporary string buffer", *e - *b});
+	else
+		problem("g->tmpbuf unreadable");
+	// Lightuserdata segments (lj_udata.c), 64-bit builds.
+	auto seg = mem_.ref(g_ + ly.g_gc_lightudseg);
+	auto segnum = mem_.value<uint8_t>(g_ + ly.g_gc_lightudnum);
+	if (seg && *seg && segnum) {
+		uint64_t n = *segnum ? uint64_t(2) << (31 - __builtin_clz(*segnum)) : 2;
+		out_.overheads.push_back({"lightuserdata segment map", n * 4});
+	}
+	if (ly.gg_J) { // lj_trace.c lj_trace_freestate
+		uint64_t J = gg + ly.gg_J;
+		auto sizetrace = mem_.value<uint32_t>(J + ly.J_sizetrace);
+		auto irtop = mem_.value<uint32_t>(J + ly.J_irtoplim);
+		auto irbot = mem_.value<uint32_t>(J + ly.J_irbotlim);
+		auto sizesnap = mem_.value<uint32_t>(J + ly.J_sizesnap);
+		auto sizesnapmap = mem_.value<uint32_t>(J + ly.J_sizesnapmap);
+		if (sizetrace && irtop && irbot && sizesnap && sizesnapmap) {
+			out_.overheads.push_back(
+				{"JIT trace number table", uint64_t(*sizetrace) * ly.ptrsize});
+			out_.overheads.push_back(
+				{"JIT IR buffer", uint64_t(*irtop - *irbot) * gc_size::irins});
+			out_.overheads.push_back(
+				{"JIT snapshot buffers",
+				 uint64_t(*sizesnap) * ly.snap_size +
+					 uint64_t(*sizesnapmap) * gc_size::snapentry});
+		} else {
+			problem("jit_State unreadable");
+		}
+	}
+	// The FFI's C type state (lj_ctype.c lj_ctype_freestate).
+	auto cts = mem_.ref(g_ + ly.g_ctype_state);
+	if (cts && *cts) {
+		auto tab = mem_.value<uint64_t>(*cts + ly.cts_tab);
+		auto sizetab = mem_.value<uint32_t>(*cts + ly.cts_sizetab);
+		auto sizeid = mem_.value<uint32_t>(*cts + ly.cts_cb_sizeid);
+		if (tab && sizetab && sizeid) {
+			cts_tab_ = *tab;
+			cts_sizetab_ = *sizetab;
+			out_.overheads.push_back({"FFI C type state",
+						  ly.cts_size + uint64_t(*sizetab) * ly.ctype_size +
+							  uint64_t(*sizeid) * ctypeid1_size});
+		} else {
+			problem("FFI C type state unreadable");
+		}
+	}
+}
+
+std::string printable_prefix(const std::string &s, size_t max)
+{
+	std::string out = "\"";
+	for (size_t i = 0; i < s.size() && i < max; i++) {
+		unsigned char c = s[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			out += char(c);
+		} else {
+			char buf[8];
+			snprintf(buf, sizeof buf, "\\x%02x", c);
+			out += buf;
+		}
+	}
+	out += s.size() > max ? "\"..." : "\"";
+	return out;
+}
+
+std::string Census::describe(const Ranked &r)
+{
+	const lj_layout &ly = ly_;
+	switch (r.type) {
+	case GcType::string: {
+		auto len = mem_.value<uint32_t>(r.addr + ly.str_len);
+		auto s = mem_.str(r.addr, 40);
+		if (!len || !s)
+			return "unreadable";
+		return "len " + std::to_string(*len) + " " + printable_prefix(*s, 32);
+	}
+	case GcType::table: {
+		auto asize = mem_.value<uint32_t>(r.addr + ly.tab_asize);
+		auto hmask = mem_.value<uint32_t>(r.addr + ly.tab_hmask);
+		if (!asize || !hmask)
+			return "unreadable";
+		return "array " + std::to_string(*asize) + ", hash " +
+		       std::to_string(*hmask ? uint64_t(*hmask) + 1 : 0);
+	}
+	default:
+		return "";
+	}
+}
+
+GcCensus Census::run()
+{
+	const lj_layout &ly = ly_;
+	auto total = mem_.ref(g_ + ly.g_gc_total);
+	if (!total) {
+		problem("g->gc.total unreadable: " + total.error().reason);
+		return out_;
+	}
+	out_.gc_total = *total;
+	main_thread_ = mem_.ref(g_ + ly.g_mainthref).value_or(0);
+	add_overheads();
+
+	auto sized = [&](uint64_t o) {
+		return size_object(o, obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly)));
+	};
+	if (auto root = mem_.ref(g_ + ly.g_gc_root))
+		walk_list("GC object list", *root, 0, sized);
+	else
+		problem("g->gc.root unreadable");
+	// Userdata and cdata waiting for their finalizer: a ring whose anchor
+	// is the last one (lj_gc.c gc_finalize).
+	if (auto mm = mem_.ref(g_ + ly.g_gc_mmudata); mm && *mm) {
+		if (auto first = mem_.ref(*mm))
+			walk_list("finalizer list", *first, *first, sized);
+		else
+			problem("g->gc.mmudata unreadable");
+	}
+	// Open upvalues are on no GC list but their thread's (lj_func.c).
+	for (uint64_t L : threads_)
+		if (auto uv = mem_.ref(L + ly.L_openupval))
+			walk_list("open upvalue list", *uv, 0, [&](uint64_t o) {
+				count(GcType::upvalue, o, ly.uv_size);
+				return true;
+			});
+	walk_strings();
+
+	for (const Ranked &r : top_.largest_first())
+		out_.top.push_back({r.addr, r.type, r.bytes, describe(r), ""});
+	for (const Ranked &r : top_strings_.largest_first())
+		out_.strings.largest.push_back({r.addr, r.type, r.bytes, describe(r), ""});
+	return out_;
+}
+
+} // namespace
+
+GcCensus gc_census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &options)
+{
+	return Census(mem, g, options).run();
+}
+
+} // namespace ljcore

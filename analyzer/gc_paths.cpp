@@ -1,0 +1,539 @@
+#include "analyzer/gc_paths.h"
+
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+#include "analyzer/gc_sizes.h"
+#include "analyzer/lua_symbolize.h"
+
+namespace ljcore {
+
+namespace {
+
+// A TValue's type and, for GC objects, the object (lj_obj.h). GC64 keeps
+// the type in the top 17 bits (itype), 32-bit refs in the upper word; both
+// store ~LJ_T*, and every itype above LJ_TISNUM (~13) is a tag.
+struct Value {
+	bool number = false;
+	uint32_t tag = 0; // LJ_T* (0 nil ... 12 userdata) when !number
+	uint64_t gc = 0;  // the object, for tags LJ_TSTR..LJ_TUDATA
+	double num = 0;   // when number
+};
+
+constexpr uint32_t tag_false = 1, tag_true = 2;
+
+Value decode(const lj_layout &ly, const unsigned char *p)
+{
+	Value v;
+	uint64_t raw;
+	memcpy(&raw, p, 8);
+	uint64_t it = ly.gc64 ? raw >> 47 : raw >> 32;
+	uint64_t tagmask = ly.gc64 ? 0x1ffff : 0xffffffff;
+	if (it <= (tagmask & ~uint64_t(13))) {
+		v.number = true;
+		memcpy(&v.num, &raw, 8);
+		return v;
+	}
+	v.tag = uint32_t(~it & tagmask);
+	if (v.tag >= LJ_TSTR && v.tag <= LJ_TUDATA)
+		v.gc = ly.gc64 ? raw & ((uint64_t(1) << 47) - 1) : raw & 0xffffffff;
+	return v;
+}
+
+// How a node was reached from its parent.
+enum class Edge : uint8_t {
+	root,       // key: index into root labels
+	field,      // key: the GCstr key
+	index,      // key: bits of the number key (or array index as double)
+	other_key,  // key: tag of a boolean key, or the GC key object
+	as_key,     // the object is a key of the parent table
+	metatable,  //
+	upvalue,    // key: upvalue index of the parent Lua function
+	c_upvalue,  // key: upvalue index of the parent C function
+	stack_slot, // key: slot number from the bottom of the stack
+	prototype,  // the prototype of the parent Lua function
+	constant,   // key: index of the parent prototype's GC constant
+};
+
+struct Node {
+	uint64_t obj;
+	uint64_t key;
+	uint32_t parent;
+	uint32_t prefix;
+	Edge edge;
+};
+
+constexpr uint32_t no_parent = UINT32_MAX;
+// Slots read per memory access while scanning a big table or stack.
+constexpr uint64_t chunk_slots = 4096;
+
+bool identifier(const std::string &s)
+{
+	if (s.empty() || isdigit((unsigned char)s[0]))
+		return false;
+	for (unsigned char c : s)
+		if (!isalnum(c) && c != '_')
+			return false;
+	return true;
+}
+
+std::string quoted(const std::string &s)
+{
+	std::string out = "\"";
+	for (unsigned char c : s) {
+		if (c == '"' || c == '\\') {
+			out += '\\';
+			out += char(c);
+		} else if (c >= 0x20 && c < 0x7f) {
+			out += char(c);
+		} else {
+			char buf[8];
+			snprintf(buf, sizeof buf, "\\%u", c);
+			out += buf;
+		}
+	}
+	return out + "\"";
+}
+
+// The objects seen, as an open-addressing hash set of addresses (never 0):
+// a quarter of the memory of std::unordered_set at millions of entries.
+class AddressSet {
+public:
+	// True if addr was not in the set before.
+	bool insert(uint64_t addr)
+	{
+		if ((count_ + 1) * 2 > slots_.size())
+			grow();
+		size_t i = slot(addr);
+		if (slots_[i] == addr)
+			return false;
+		slots_[i] = addr;
+		count_++;
+		return true;
+	}
+	bool contains(uint64_t addr) const { return !slots_.empty() && slots_[slot(addr)] == addr; }
+
+private:
+	size_t slot(uint64_t addr) const
+	{
+		size_t mask = slots_.size() - 1;
+		// Objects are 8-aligned: mix the address before masking.
+		size_t i = size_t((addr >> 3) * 0x9e3779b97f4a7c15ull >> 20) & mask;
+		while (slots_[i] && slots_[i] != addr)
+			i = (i + 1) & mask;
+		return i;
+	}
+	void grow()
+	{
+		std::vector<uint64_t> old(std::max<size_t>(1024, slots_.size() * 2));
+		old.swap(slots_);
+		for (uint64_t a : old)
+			if (a)
+				slots_[slot(a)] = a;
+	}
+
+	std::vector<uint64_t> slots_;
+	size_t count_ = 0;
+};
+
+class Search {
+public:
+	Search(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &o)
+	    : mem_(mem), ly_(mem.layout()), g_(g), census_(census), options_(o)
+	{
+	}
+	void run();
+
+private:
+	void add_root(const std::string &label, uint64_t obj);
+	void reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key);
+	void expand(uint32_t i);
+	void scan_slots(uint64_t addr, uint64_t count, size_t stride, const auto &on_slot);
+	void expand_table(uint32_t i);
+	void expand_function(uint32_t i);
+	void expand_thread(uint32_t i);
+	uint64_t bytes_of(uint64_t obj, uint8_t gct);
+	std::string label(const Node &n);
+	std::string path(uint32_t i);
+	std::string upvalue_name(uint64_t fn, uint32_t index);
+	uint64_t registry_field(uint64_t registry, const char *name);
+
+	const LuaMemory &mem_;
+	const lj_layout &ly_;
+	uint64_t g_;
+	GcCensus &census_;
+	GcPathOptions options_;
+	std::vector<Node> nodes_;
+	AddressSet seen_;
+	std::vector<std::string> roots_;
+	std::vector<std::string> prefixes_;
+	std::vector<uint64_t> prefix_bytes_;
+	uint64_t slots_ = 0;
+	bool stopped_ = false;
+	uint64_t main_thread_ = 0;
+};
+
+void Search::add_root(const std::string &label, uint64_t obj)
+{
+	if (!obj || !seen_.insert(obj))
+		return;
+	roots_.push_back(label);
+	prefixes_.push_back(label);
+	prefix_bytes_.push_back(0);
+	nodes_.push_back(
+		{obj, roots_.size() - 1, no_parent, uint32_t(prefixes_.size() - 1), Edge::root});
+}
+
+void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
+{
+	if (!obj || stopped_ || seen_.contains(obj))
+		return;
+	if (nodes_.size() >= options_.max_objects) {
+		stopped_ = true;
+		return;
+	}
+	seen_.insert(obj);
+	Node n{obj, key, parent, nodes_[parent].prefix, edge};
+	// Children of a root start a prefix of their own: "_G.app".
+	if (nodes_[parent].edge == Edge::root) {
+		prefixes_.push_back(roots_[nodes_[parent].key] + label(n));
+		prefix_bytes_.push_back(0);
+		n.prefix = uint32_t(prefixes_.size() - 1);
+	}
+	nodes_.push_back(n);
+}
+
+// Reads count slots from addr, stride bytes apart, in chunks; calls
+// on_slot(index, the slot's bytes) for each.
+void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const auto &on_slot)
+{
+	std::vector<unsigned char> buf;
+	for (uint64_t done = 0; done < count && !stopped_; done += chunk_slots) {
+		uint64_t n = std::min(chunk_slots, count - done);
+		buf.resize(n * stride);
+		if (!mem_.memory().read(addr + done * stride,
+					std::as_writable_bytes(std::span(buf))))
+			return;
+		for (uint64_t k = 0; k < n; k++)
+			on_slot(done + k, buf.data() + k * stride);
+		slots_ += n;
+		if (slots_ >= options_.max_slots)
+			stopped_ = true;
+	}
+}
+
+void Search::expand_table(uint32_t i)
+{
+	uint64_t t = nodes_[i].obj;
+	auto mt = mem_.ref(t + ly_.tab_metatable);
+	auto array = mem_.ref(t + ly_.tab_array);
+	auto asize = mem_.value<uint32_t>(t + ly_.tab_asize);
+	auto node = mem_.ref(t + ly_.tab_node);
+	auto hmask = mem_.value<uint32_t>(t + ly_.tab_hmask);
+	if (!mt || !array || !asize || !node || !hmask)
+		return;
+	reach(i, *mt, Edge::metatable, 0);
+	scan_slots(*array, *asize, 8, [&](uint64_t k, const unsigned char *p) {
+		Value v = decode(ly_, p);
+		double key = double(k);
+		uint64_t bits;
+		memcpy(&bits, &key, 8);
+		reach(i, v.gc, Edge::index, bits);
+	});
+	if (*hmask == 0) // the shared nilnode
+		return;
+	// Node: the value, then the key (lj_obj.h).
+	scan_slots(*node, uint64_t(*hmask) + 1, ly_.node_size,
+		   [&](uint64_t, const unsigned char *p) {
+			   Value v = decode(ly_, p);
+			   Value k = decode(ly_, p + 8);
+			   if (k.tag == 0 && !k.number) // free node
+				   return;
+			   if (k.gc && k.tag != LJ_TSTR)
+				   reach(i, k.gc, Edge::as_key, 0);
+			   if (!v.gc)
+				   return;
+			   if (k.tag == LJ_TSTR) {
+				   reach(i, v.gc, Edge::field, k.gc);
+			   } else if (k.number) {
+				   uint64_t bits;
+				   memcpy(&bits, &k.num, 8);
+				   reach(i, v.gc, Edge::index, bits);
+			   } else {
+				   reach(i, v.gc, Edge::other_key, k.gc ? k.gc : k.tag);
+			   }
+		   });
+}
+
+void Search::expand_function(uint32_t i)
+{
+	uint64_t fn = nodes_[i].obj;
+	auto ffid = mem_.value<uint8_t>(fn + ly_.fn_ffid);
+	auto nup = mem_.value<uint8_t>(fn + ly_.fn_nupvalues);
+	if (!ffid || !nup)
+		return;
+	if (*ffid != LJ_FF_LUA) {
+		// GCfuncC: upvalue TValues follow the lua_CFunction.
+		scan_slots(fn + ly_.fn_f + 8, *nup, 8, [&](uint64_t k, const unsigned char *p) {
+			reach(i, decode(ly_, p).gc, Edge::c_upvalue, k);
+		});
+		return;
+	}
+	// The prototype sits right before the bytecode (lj_obj.h funcproto).
+	if (auto pc = mem_.ref(fn + ly_.fn_pc); pc && *pc > ly_.pt_size)
+		reach(i, *pc - ly_.pt_size, Edge::prototype, 0);
+	// GCfuncL: uvptr[] to GCupval, whose v points at the value (closed:
+	// inside the upvalue; open: a stack slot).
+	for (uint32_t k = 0; k < *nup; k++) {
+		auto uv = mem_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
+		auto v = uv ? mem_.ref(*uv + ly_.uv_v) : uv;
+		unsigned char tv[8];
+		if (!v || !mem_.memory().read(*v, std::as_writable_bytes(std::span(tv))))
+			continue;
+		reach(i, decode(ly_, tv).gc, Edge::upvalue, k);
+	}
+}
+
+void Search::expand_thread(uint32_t i)
+{
+	uint64_t L = nodes_[i].obj;
+	auto stack = mem_.ref(L + ly_.L_stack);
+	auto top = mem_.value<uint64_t>(L + ly_.L_top);
+	auto stacksize = mem_.value<uint32_t>(L + ly_.L_stacksize);
+	if (!stack || !top || !stacksize || *top < *stack)
+		return;
+	uint64_t n = std::min<uint64_t>((*top - *stack) / 8, *stacksize);
+	scan_slots(*stack, n, 8, [&](uint64_t k, const unsigned char *p) {
+		reach(i, decode(ly_, p).gc, Edge::stack_slot, k);
+	});
+}
+
+uint64_t Search::bytes_of(uint64_t o, uint8_t gct)
+{
+	switch (gct) {
+	case LJ_TSTR:
+		return gc_size::string(ly_, mem_.value<uint32_t>(o + ly_.str_len).value_or(0));
+	case LJ_TUPVAL:
+		return ly_.uv_size;
+	case LJ_TTHREAD:
+		return (o == main_thread_ ? 0 : ly_.L_size) +
+		       gc_size::thread_stack(mem_.value<uint32_t>(o + ly_.L_stacksize).value_or(0));
+	case LJ_TPROTO:
+		return mem_.value<uint32_t>(o + ly_.pt_sizept).value_or(0);
+	case LJ_TFUNC: {
+		uint8_t nup = mem_.value<uint8_t>(o + ly_.fn_nupvalues).value_or(0);
+		return mem_.value<uint8_t>(o + ly_.fn_ffid).value_or(0) == LJ_FF_LUA
+			       ? gc_size::lua_function(ly_, nup)
+			       : gc_size::c_function(ly_, nup);
+	}
+	case LJ_TTAB:
+		return gc_size::table(ly_, mem_.value<int8_t>(o + ly_.tab_colo).value_or(0),
+				      mem_.value<uint32_t>(o + ly_.tab_asize).value_or(0),
+				      mem_.value<uint32_t>(o + ly_.tab_hmask).value_or(0))
+			.total;
+	case LJ_TUDATA:
+		return gc_size::userdata(ly_, mem_.value<uint32_t>(o + ly_.ud_len).value_or(0));
+	default:
+		// cdata payloads need the C type table and traces are no
+		// values: the census counts both, the paths do not charge them.
+		return 0;
+	}
+}
+
+void Search::expand(uint32_t i)
+{
+	uint64_t o = nodes_[i].obj;
+	auto gct = mem_.gct(o);
+	if (!gct)
+		return;
+	prefix_bytes_[nodes_[i].prefix] += bytes_of(o, *gct);
+	switch (*gct) {
+	case LJ_TTAB:
+		expand_table(i);
+		break;
+	case LJ_TFUNC:
+		expand_function(i);
+		break;
+	case LJ_TTHREAD:
+		expand_thread(i);
+		break;
+	case LJ_TPROTO: {
+		// GC constants: GCRefs counted down from k (lj_obj.h proto_kgc).
+		auto k = mem_.ref(o + ly_.pt_k);
+		auto n = mem_.value<uint32_t>(o + ly_.pt_sizekgc);
+		if (k && n)
+			scan_slots(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize,
+				   [&](uint64_t at, const unsigned char *p) {
+					   uint64_t ref = 0;
+					   memcpy(&ref, p, ly_.ptrsize);
+					   reach(i, ref, Edge::constant, *n - 1 - at);
+				   });
+		break;
+	}
+	case LJ_TUDATA:
+		// GCudata.metatable sits where GCtab's does (lj_obj.h).
+		reach(i, mem_.ref(o + ly_.tab_metatable).value_or(0), Edge::metatable, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+std::string Search::upvalue_name(uint64_t fn, uint32_t index)
+{
+	// The prototype sits right before the bytecode; its uvinfo holds
+	// sizeuv NUL-terminated names back to back (lj_obj.h, lj_debug.c).
+	auto pc = mem_.ref(fn + ly_.fn_pc);
+	uint64_t pt = pc ? *pc - ly_.pt_size : 0;
+	auto uvinfo = pc ? mem_.ref(pt + ly_.pt_uvinfo) : pc;
+	if (!uvinfo || !*uvinfo)
+		return "";
+	char buf[1024];
+	size_t n = sizeof buf;
+	while (n && !mem_.memory().read(*uvinfo, std::as_writable_bytes(std::span(buf, n))))
+		n /= 2;
+	uint32_t seen = 0;
+	for (size_t at = 0, start = 0; at < n; at++)
+		if (buf[at] == 0) {
+			if (seen++ == index)
+				return std::string(buf + start, at - start);
+			start = at + 1;
+		}
+	return "";
+}
+
+std::string Search::label(const Node &n)
+{
+	switch (n.edge) {
+	case Edge::root:
+		return roots_[n.key];
+	case Edge::field: {
+		std::string s = mem_.str(n.key, 200).value_or("?");
+		return identifier(s) ? "." + s : "[" + quoted(s) + "]";
+	}
+	case Edge::index: {
+		double d;
+		memcpy(&d, &n.key, 8);
+		char buf[40];
+		if (d == std::floor(d) && std::fabs(d) < 1e15)
+			snprintf(buf, sizeof buf, "[%lld]", (long long)d);
+		else
+			snprintf(buf, sizeof buf, "[%.17g]", d);
+		return buf;
+	}
+	case Edge::other_key:
+		if (n.key == tag_true)
+			return "[true]";
+		if (n.key == tag_false)
+			return "[false]";
+		if (n.key < 16)
+			return "[<lightuserdata>]";
+		return "[<" +
+		       std::string(mem_.gct(n.key).value_or(0) == LJ_TTAB ? "table" : "object") +
+		       " " + luajit_pointer(n.key) + ">]";
+	case Edge::as_key:
+		return "<a key>";
+	case Edge::metatable:
+		return "<metatable>";
+	case Edge::upvalue: {
+		std::string name = upvalue_name(nodes_[n.parent].obj, uint32_t(n.key));
+		return name.empty() ? "<upvalue " + std::to_string(n.key + 1) + ">"
+				    : "<upvalue '" + name + "'>";
+	}
+	case Edge::c_upvalue:
+		return "<upvalue " + std::to_string(n.key + 1) + ">";
+	case Edge::stack_slot:
+		return "<stack slot " + std::to_string(n.key) + ">";
+	case Edge::prototype:
+		return "<prototype>";
+	case Edge::constant:
+		return "<constant " + std::to_string(n.key) + ">";
+	}
+	return "?";
+}
+
+std::string Search::path(uint32_t i)
+{
+	std::vector<uint32_t> chain;
+	for (uint32_t at = i; at != no_parent && chain.size() <= nodes_.size();
+	     at = nodes_[at].parent)
+		chain.push_back(at);
+	std::string out;
+	for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+		out += label(nodes_[*it]);
+	return out;
+}
+
+// registry[name] for a string key, by a walk of the registry's hash part.
+uint64_t Search::registry_field(uint64_t registry, const char *name)
+{
+	auto node = mem_.ref(registry + ly_.tab_node);
+	auto hmask = mem_.value<uint32_t>(registry + ly_.tab_hmask);
+	if (!node || !hmask || *hmask >= (1u << 20))
+		return 0;
+	for (uint64_t k = 0; k <= *hmask; k++) {
+		unsigned char nd[16];
+		if (!mem_.memory().read(*node + k * ly_.node_size,
+					std::as_writable_bytes(std::span(nd))))
+			return 0;
+		Value key = decode(ly_, nd + 8);
+		if (key.tag == LJ_TSTR && mem_.str(key.gc, 64).value_or("") == name)
+			return decode(ly_, nd).gc;
+	}
+	return 0;
+}
+
+void Search::run()
+{
+	main_thread_ = mem_.ref(g_ + ly_.g_mainthref).value_or(0);
+	unsigned char tv[8];
+	uint64_t registry = 0;
+	if (mem_.memory().read(g_ + ly_.g_registrytv, std::as_writable_bytes(std::span(tv))))
+		registry = decode(ly_, tv).gc;
+	std::unordered_map<uint64_t, uint32_t> wanted;
+	for (auto &o : census_.top)
+		wanted[o.addr] = UINT32_MAX;
+	for (auto &o : census_.strings.largest)
+		wanted[o.addr] = UINT32_MAX;
+	uint32_t i = 0;
+	auto search = [&] {
+		for (; i < nodes_.size(); i++) {
+			if (auto w = wanted.find(nodes_[i].obj); w != wanted.end())
+				w->second = i;
+			expand(i);
+		}
+	};
+	// What the heap holds first: a path through globals says where memory
+	// stays, while a stack slot may be gone at the next return.
+	add_root("_G", main_thread_ ? mem_.ref(main_thread_ + ly_.L_env).value_or(0) : 0);
+	if (registry)
+		add_root("package.loaded", registry_field(registry, "_LOADED"));
+	add_root("registry", registry);
+	search();
+	// Then what only the stacks of the main and the running thread hold.
+	add_root("main thread", main_thread_);
+	uint64_t cur = mem_.ref(g_ + ly_.g_cur_L).value_or(0);
+	add_root("thread " + luajit_pointer(cur), cur);
+	search();
+	census_.paths_complete = !stopped_;
+	auto fill = [&](std::vector<GcObject> &objects) {
+		for (auto &o : objects)
+			if (uint32_t i = wanted[o.addr]; i != UINT32_MAX)
+				o.path = path(i);
+	};
+	fill(census_.top);
+	fill(census_.strings.largest);
+	for (size_t p = 0; p < prefixes_.size(); p++)
+		if (prefix_bytes_[p])
+			census_.by_prefix[prefixes_[p]] += prefix_bytes_[p];
+}
+
+} // namespace
+
+void gc_paths(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &options)
+{
+	Search(mem, g, census, options).run();
+}
+
+} // namespace ljcore

@@ -1,0 +1,28 @@
+// Paths from the roots of a VM to its objects: a breadth-first search, so
+// each path found is a shortest one, with bounded work.
+#pragma once
+
+#include <cstdint>
+
+#include "analyzer/gc_model.h"
+#include "analyzer/lua_memory.h"
+
+namespace ljcore {
+
+struct GcPathOptions {
+	uint64_t max_objects = 4000000; // objects visited before giving up
+	uint64_t max_slots = 64000000;  // table, stack and upvalue slots read
+};
+
+// Roots, in the order that breaks ties between paths of equal length:
+// _G (the main thread's globals), package.loaded (registry._LOADED), the
+// registry; only objects none of them reaches get a path from the stack
+// of the main thread or of the running coroutine. Edges:
+// table keys and values, metatables, Lua and C function upvalues, stack
+// slots. Sets the path of census.top and census.strings.largest, and
+// census.by_prefix: the bytes of the objects first reached through each
+// root and first key. census.paths_complete says whether the search ran
+// to its end.
+void gc_paths(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &options);
+
+} // namespace ljcore
