@@ -18,11 +18,9 @@ const char *const wanted_structs[] = {
 	"GCproto",   "GCstr",          "GCRef",   "GCtab",    "Node",      "GCudata",
 	"GCcdata",   "StrInternState", "GCupval", "CTState",  "CCallback", "CType",
 };
-// Only in builds with the JIT (lj_jit.h).
-const char *const jit_structs[] = {"jit_State", "GCtrace", "SnapShot"};
-
 // The JIT's structures (lj_jit.h, lj_dispatch.h).
-const char *const wanted_trace_structs[] = {"GG_State", "jit_State", "GCtrace", "lua_State"};
+const char *const wanted_trace_structs[] = {"GG_State", "jit_State", "GCtrace", "SnapShot",
+					    "lua_State"};
 
 // Structure definitions (not declarations) found in the CUs, by name.
 std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw, std::span<const char *const> wanted)
@@ -71,27 +69,48 @@ std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
 	return std::nullopt;
 }
 
+// Reads member offsets and sizes of the structs found, collecting the
+// names of the members DWARF lacks, so that one error names them all.
+class Members {
+public:
+	explicit Members(std::map<std::string, Dwarf_Die> &structs) : structs_(structs) {}
+
+	uint32_t off(const char *st, const char *member)
+	{
+		auto v = member_offset(&structs_[st], member);
+		if (!v) {
+			missing_ += std::string(missing_.empty() ? "" : ", ") + st + "." + member;
+			return 0;
+		}
+		return uint32_t(*v);
+	}
+	uint32_t size(const char *st) { return uint32_t(dwarf_bytesize(&structs_[st])); }
+	const std::string &missing() const { return missing_; }
+
+private:
+	std::map<std::string, Dwarf_Die> &structs_;
+	std::string missing_;
+};
+
+// Appends "name x != y" to out when the two differ.
+void differ(std::vector<std::string> &out, const char *name, uint64_t x, uint64_t y)
+{
+	if (x != y)
+		out.push_back(std::string(name) + " " + std::to_string(x) +
+			      " != " + std::to_string(y));
+}
+
 } // namespace
 
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 {
-	// A build without the JIT has no jit_structs: the search then reads every CU.
-	std::vector<const char *> wanted(std::begin(wanted_structs), std::end(wanted_structs));
-	wanted.insert(wanted.end(), std::begin(jit_structs), std::end(jit_structs));
-	auto structs = find_structs(dw, wanted);
+	auto structs = find_structs(dw, wanted_structs);
 	for (const char *w : wanted_structs)
 		if (!structs.count(w))
 			return fail(std::string("DWARF has no definition of struct ") + w);
-	std::string missing;
-	auto off = [&](const char *st, const char *member) -> uint32_t {
-		auto v = member_offset(&structs[st], member);
-		if (!v) {
-			missing += std::string(missing.empty() ? "" : ", ") + st + "." + member;
-			return 0;
-		}
-		return uint32_t(*v);
-	};
-	auto size = [&](const char *st) { return uint32_t(dwarf_bytesize(&structs[st])); };
+	Members m(structs);
+	auto off = [&](const char *st, const char *member) { return m.off(st, member); };
+	auto size = [&](const char *st) { return m.size(st); };
 
 	lj_layout ly{};
 	ly.name = arch == Arch::x86_64 ? "from DWARF, x86_64" : "from DWARF, aarch64";
@@ -173,27 +192,8 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	ly.cts_cb_sizeid = uint16_t(off("CTState", "cb") + off("CCallback", "sizeid"));
 	ly.cts_size = uint16_t(size("CTState"));
 	ly.ctype_size = uint16_t(size("CType"));
-	// Without the JIT, GG_State has no jit_State and there are no traces.
-	if (member_offset(&structs["GG_State"], "J")) {
-		for (const char *w : jit_structs)
-			if (!structs.count(w))
-				return fail(std::string("DWARF has no definition of struct ") + w);
-		ly.gg_J = off("GG_State", "J");
-		ly.J_sizetrace = uint16_t(off("jit_State", "sizetrace"));
-		ly.J_irtoplim = uint16_t(off("jit_State", "irtoplim"));
-		ly.J_irbotlim = uint16_t(off("jit_State", "irbotlim"));
-		ly.J_sizesnap = uint16_t(off("jit_State", "sizesnap"));
-		ly.J_sizesnapmap = uint16_t(off("jit_State", "sizesnapmap"));
-		ly.tr_nsnap = uint16_t(off("GCtrace", "nsnap"));
-		ly.tr_nins = uint16_t(off("GCtrace", "nins"));
-		ly.tr_nk = uint16_t(off("GCtrace", "nk"));
-		ly.tr_nsnapmap = uint16_t(off("GCtrace", "nsnapmap"));
-		ly.tr_szmcode = uint16_t(off("GCtrace", "szmcode"));
-		ly.tr_size = uint16_t(size("GCtrace"));
-		ly.snap_size = uint16_t(size("SnapShot"));
-	}
-	if (!missing.empty())
-		return fail("DWARF lacks members " + missing);
+	if (!m.missing().empty())
+		return fail("DWARF lacks members " + m.missing());
 	// CFRAME_OFS_* are macros (lj_frame.h), not in DWARF.
 	if (arch == Arch::x86_64 && ly.gc64) {
 		ly.cf_nres = 8, ly.cf_prev = 32, ly.cf_l = 16, ly.cf_pc = 24;
@@ -212,28 +212,23 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 		if (!structs.count(w))
 			return fail(std::string("DWARF has no definition of struct ") + w +
 				    " (a build without the JIT?)");
-	std::string missing;
-	auto off = [&](const char *st, const char *member) -> uint16_t {
-		auto v = member_offset(&structs[st], member);
-		if (!v) {
-			missing += std::string(missing.empty() ? "" : ", ") + st + "." + member;
-			return 0;
-		}
-		return uint16_t(*v);
-	};
+	Members m(structs);
+	auto off = [&](const char *st, const char *member) { return uint16_t(m.off(st, member)); };
 	lj_trace_layout t{};
 	t.name = "from DWARF";
 	// OpenResty's lua_State carries exdata for its extensions; upstream's
 	// does not, and the IR names differ along the same line.
 	t.fork =
 		member_offset(&structs["lua_State"], "exdata") ? LJ_FORK_LUAJIT2 : LJ_FORK_UPSTREAM;
-	if (auto j = member_offset(&structs["GG_State"], "J"))
-		t.gg_J = uint32_t(*j);
-	else
-		missing += "GG_State.J";
+	t.gg_J = m.off("GG_State", "J");
 	t.J_trace = off("jit_State", "trace");
 	t.J_sizetrace = off("jit_State", "sizetrace");
 	t.J_exitstubgroup = off("jit_State", "exitstubgroup");
+	t.J_irtoplim = off("jit_State", "irtoplim");
+	t.J_irbotlim = off("jit_State", "irbotlim");
+	t.J_sizesnap = off("jit_State", "sizesnap");
+	t.J_sizesnapmap = off("jit_State", "sizesnapmap");
+	t.T_size = uint16_t(m.size("GCtrace"));
 	t.T_nsnap = off("GCtrace", "nsnap");
 	t.T_nins = off("GCtrace", "nins");
 	t.T_ir = off("GCtrace", "ir");
@@ -254,8 +249,13 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	t.T_nextroot = off("GCtrace", "nextroot");
 	t.T_nextside = off("GCtrace", "nextside");
 	t.T_linktype = off("GCtrace", "linktype");
-	if (!missing.empty())
-		return fail("DWARF lacks members " + missing);
+	if (!m.missing().empty())
+		return fail("DWARF lacks members " + m.missing());
+	// The snapshot layout is fixed in trace_layout.h, not a table field.
+	if (dwarf_bytesize(&structs["SnapShot"]) != LJ_SNAP_SIZE)
+		return fail("DWARF has sizeof(SnapShot) " +
+			    std::to_string(dwarf_bytesize(&structs["SnapShot"])) + ", not " +
+			    std::to_string(LJ_SNAP_SIZE));
 	return t;
 }
 
@@ -263,17 +263,17 @@ std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 						  const lj_trace_layout &b)
 {
 	std::vector<std::string> out;
-	auto cmp = [&](const char *name, uint64_t x, uint64_t y) {
-		if (x != y)
-			out.push_back(std::string(name) + " " + std::to_string(x) +
-				      " != " + std::to_string(y));
-	};
-#define LJ_CMP(f) cmp(#f, a.f, b.f)
+#define LJ_CMP(f) differ(out, #f, a.f, b.f)
 	LJ_CMP(fork);
 	LJ_CMP(gg_J);
 	LJ_CMP(J_trace);
 	LJ_CMP(J_sizetrace);
 	LJ_CMP(J_exitstubgroup);
+	LJ_CMP(J_irtoplim);
+	LJ_CMP(J_irbotlim);
+	LJ_CMP(J_sizesnap);
+	LJ_CMP(J_sizesnapmap);
+	LJ_CMP(T_size);
 	LJ_CMP(T_nsnap);
 	LJ_CMP(T_nins);
 	LJ_CMP(T_ir);
@@ -301,12 +301,7 @@ std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {
 	std::vector<std::string> out;
-	auto cmp = [&](const char *name, uint64_t x, uint64_t y) {
-		if (x != y)
-			out.push_back(std::string(name) + " " + std::to_string(x) +
-				      " != " + std::to_string(y));
-	};
-#define LJ_CMP(f) cmp(#f, a.f, b.f)
+#define LJ_CMP(f) differ(out, #f, a.f, b.f)
 	LJ_CMP(gc64);
 	LJ_CMP(fr2);
 	LJ_CMP(ptrsize);
@@ -381,25 +376,12 @@ std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout 
 	LJ_CMP(cd_size);
 	LJ_CMP(uv_size);
 	LJ_CMP(uv_v);
-	LJ_CMP(tr_nsnap);
-	LJ_CMP(tr_nins);
-	LJ_CMP(tr_nk);
-	LJ_CMP(tr_nsnapmap);
-	LJ_CMP(tr_szmcode);
-	LJ_CMP(tr_size);
-	LJ_CMP(snap_size);
 	LJ_CMP(cts_tab);
 	LJ_CMP(cts_sizetab);
 	LJ_CMP(cts_cb_sizeid);
 	LJ_CMP(cts_size);
 	LJ_CMP(ctype_size);
 	LJ_CMP(gg_size);
-	LJ_CMP(gg_J);
-	LJ_CMP(J_sizetrace);
-	LJ_CMP(J_irtoplim);
-	LJ_CMP(J_irbotlim);
-	LJ_CMP(J_sizesnap);
-	LJ_CMP(J_sizesnapmap);
 #undef LJ_CMP
 	return out;
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <queue>
 
+#include "analyzer/builtin_layouts.h"
 #include "analyzer/gc_sizes.h"
 #include "analyzer/lua_symbolize.h"
 
@@ -181,8 +182,8 @@ private:
 class Census {
 public:
 	Census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &o)
-	    : mem_(mem), ly_(mem.layout()), g_(g), obj_(mem.memory()), top_(o.top),
-	      top_strings_(o.top_strings)
+	    : mem_(mem), ly_(mem.layout()), tl_(builtin_trace_layout(ly_)), g_(g),
+	      obj_(mem.memory()), top_(o.top), top_strings_(o.top_strings)
 	{
 	}
 
@@ -222,6 +223,7 @@ private:
 
 	const LuaMemory &mem_;
 	const lj_layout &ly_;
+	const lj_trace_layout *tl_; // nullptr: a build without the JIT
 	uint64_t g_;
 	ObjBytes obj_;
 	TopN top_;
@@ -291,11 +293,19 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 		return true;
 	}
 	case LJ_TTRACE: {
+		if (!tl_) {
+			// A JIT build none of our tables describe: counted, not sized.
+			if (!out_.types[size_t(GcType::trace)].count)
+				problem("traces not sized: no JIT layout for " +
+					std::string(ly_.name));
+			count(GcType::trace, o, 0);
+			return true;
+		}
 		auto t = gc_size::trace(
-			ly_, obj_.at<uint32_t>(ly_.tr_nins), obj_.at<uint32_t>(ly_.tr_nk),
-			obj_.at<uint16_t>(ly_.tr_nsnap), obj_.at<uint32_t>(ly_.tr_nsnapmap));
+			*tl_, obj_.at<uint32_t>(tl_->T_nins), obj_.at<uint32_t>(tl_->T_nk),
+			obj_.at<uint16_t>(tl_->T_nsnap), obj_.at<uint32_t>(tl_->T_nsnapmap));
 		count(GcType::trace, o, t.total, t.ir, t.snapshots);
-		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(ly_.tr_szmcode);
+		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(tl_->T_szmcode);
 		return true;
 	}
 	case LJ_TCDATA: { // lj_cdata.c lj_cdata_free
@@ -508,13 +518,13 @@ void Census::add_overheads()
 		uint64_t n = *segnum ? uint64_t(2) << (31 - __builtin_clz(*segnum)) : 2;
 		out_.overheads.push_back({"lightuserdata segment map", n * 4});
 	}
-	if (ly.gg_J) { // lj_trace.c lj_trace_freestate
-		uint64_t J = gg + ly.gg_J;
-		auto sizetrace = mem_.value<uint32_t>(J + ly.J_sizetrace);
-		auto irtop = mem_.value<uint32_t>(J + ly.J_irtoplim);
-		auto irbot = mem_.value<uint32_t>(J + ly.J_irbotlim);
-		auto sizesnap = mem_.value<uint32_t>(J + ly.J_sizesnap);
-		auto sizesnapmap = mem_.value<uint32_t>(J + ly.J_sizesnapmap);
+	if (tl_) { // lj_trace.c lj_trace_freestate
+		uint64_t J = gg + tl_->gg_J;
+		auto sizetrace = mem_.value<uint32_t>(J + tl_->J_sizetrace);
+		auto irtop = mem_.value<uint32_t>(J + tl_->J_irtoplim);
+		auto irbot = mem_.value<uint32_t>(J + tl_->J_irbotlim);
+		auto sizesnap = mem_.value<uint32_t>(J + tl_->J_sizesnap);
+		auto sizesnapmap = mem_.value<uint32_t>(J + tl_->J_sizesnapmap);
 		if (sizetrace && irtop && irbot && sizesnap && sizesnapmap) {
 			out_.overheads.push_back(
 				{"JIT trace number table", uint64_t(*sizetrace) * ly.ptrsize});
@@ -522,7 +532,7 @@ void Census::add_overheads()
 				{"JIT IR buffer", uint64_t(*irtop - *irbot) * gc_size::irins});
 			out_.overheads.push_back(
 				{"JIT snapshot buffers",
-				 uint64_t(*sizesnap) * ly.snap_size +
+				 uint64_t(*sizesnap) * LJ_SNAP_SIZE +
 					 uint64_t(*sizesnapmap) * gc_size::snapentry});
 		} else {
 			problem("jit_State unreadable");

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "luajit/layout.h"
+#include "luajit/trace_layout.h"
 
 namespace ljcore::gc_size {
 
@@ -64,13 +65,13 @@ inline uint64_t userdata(const lj_layout &ly, uint32_t len)
 struct Trace {
 	uint64_t ir, snapshots, total;
 };
-inline Trace trace(const lj_layout &ly, uint32_t nins, uint32_t nk, uint16_t nsnap,
+inline Trace trace(const lj_trace_layout &tl, uint32_t nins, uint32_t nk, uint16_t nsnap,
 		   uint32_t nsnapmap)
 {
 	Trace t;
 	t.ir = uint64_t(nins - nk) * irins;
-	t.snapshots = uint64_t(nsnap) * ly.snap_size + uint64_t(nsnapmap) * snapentry;
-	t.total = ((ly.tr_size + 7u) & ~7u) + t.ir + t.snapshots;
+	t.snapshots = uint64_t(nsnap) * LJ_SNAP_SIZE + uint64_t(nsnapmap) * snapentry;
+	t.total = ((tl.T_size + 7u) & ~7u) + t.ir + t.snapshots;
 	return t;
 }
 

@@ -112,23 +112,7 @@ struct lj_layout {
 	u32 gg_g;        /* offsetof(GG_State, g) */
 	u32 gg_dispatch; /* offsetof(GG_State, dispatch) */
 	u32 gg_size;     /* sizeof(GG_State): what gc.total starts with */
-	u32 gg_J;        /* offsetof(GG_State, J), 0 without the JIT */
 	u16 L_size;      /* sizeof(lua_State): luajit2 adds exdata */
-
-	/* jit_State buffers g->gc.total counts (lj_trace.c lj_trace_freestate) */
-	u16 J_sizetrace;
-	u16 J_irtoplim;
-	u16 J_irbotlim;
-	u16 J_sizesnap;
-	u16 J_sizesnapmap;
-	/* GCtrace and SnapShot (also 0 without the JIT) */
-	u16 tr_nsnap;
-	u16 tr_nins;
-	u16 tr_nk;
-	u16 tr_nsnapmap;
-	u16 tr_szmcode;
-	u16 tr_size;
-	u16 snap_size;
 
 	/* C frame (CFRAME_* in lj_frame.h, per architecture). */
 	u16 cf_nres;

@@ -47,29 +47,6 @@
 #define LJ_CTS_UPSTREAM .cts_cb_sizeid = 200, .cts_size = 472
 #define LJ_CTS_LUAJIT2 .cts_cb_sizeid = 248, .cts_size = 520
 
-/* GCtrace and SnapShot (lj_jit.h). */
-#define LJ_TRACE_GC64 .tr_nsnap = 10, .tr_nins = 12, .tr_nk = 40,          \
-	.tr_nsnapmap = 44, .tr_szmcode = 84, .tr_size = 120, .snap_size = 12
-#define LJ_TRACE_GC32 .tr_nsnap = 6, .tr_nins = 8, .tr_nk = 24,            \
-	.tr_nsnapmap = 28, .tr_szmcode = 60, .tr_size = 96, .snap_size = 12
-
-/* The jit_State sizes of its buffers (lj_jit.h), which move with the
- * target's register and parameter tables, and the traces. */
-#define LJ_JIT_X64_GC64 .J_sizetrace = 396, .J_irtoplim = 336,            \
-	.J_irbotlim = 340, .J_sizesnap = 348, .J_sizesnapmap = 368,        \
-	LJ_TRACE_GC64
-#define LJ_JIT_ARM64 .J_sizetrace = 372, .J_irtoplim = 312,               \
-	.J_irbotlim = 316, .J_sizesnap = 324, .J_sizesnapmap = 344,        \
-	LJ_TRACE_GC64
-#define LJ_JIT_X64_GC32 .J_sizetrace = 372, .J_irtoplim = 312,            \
-	.J_irbotlim = 316, .J_sizesnap = 324, .J_sizesnapmap = 344,        \
-	LJ_TRACE_GC32
-/* -DLUAJIT_DISABLE_JIT: no jit_State, no traces. */
-#define LJ_NOJIT .J_sizetrace = 0, .J_irtoplim = 0, .J_irbotlim = 0,      \
-	.J_sizesnap = 0, .J_sizesnapmap = 0, .tr_nsnap = 0, .tr_nins = 0,  \
-	.tr_nk = 0, .tr_nsnapmap = 0, .tr_szmcode = 0, .tr_size = 0,       \
-	.snap_size = 0
-
 /* CFRAME_OFS_* for x86_64 (not Windows) with GC64. */
 #define LJ_CFRAME_X64_GC64 .cf_nres = 8, .cf_prev = 32, .cf_l = 16, .cf_pc = 24
 
@@ -80,8 +57,7 @@ static const struct lj_layout lj_layout_upstream_gc64_x64 = {
 	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60, /* after the 96-byte main lua_State */
 	.gg_dispatch = 0xfe0,
-	.gg_size = 0x1860, .gg_J = 0x338, .L_size = 96,
-	LJ_JIT_X64_GC64,
+	.gg_size = 0x1860, .L_size = 96,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -93,8 +69,7 @@ static const struct lj_layout lj_layout_upstream_gc64_nojit_x64 = {
 	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60,
 	.gg_dispatch = 0x338,
-	.gg_size = 0xbb8, .gg_J = 0, .L_size = 96,
-	LJ_NOJIT,
+	.gg_size = 0xbb8, .L_size = 96,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -105,8 +80,7 @@ static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70, /* after the 112-byte main lua_State */
 	.gg_dispatch = 0x1018,
-	.gg_size = 0x1898, .gg_J = 0x350, .L_size = 112,
-	LJ_JIT_X64_GC64,
+	.gg_size = 0x1898, .L_size = 112,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -116,8 +90,7 @@ static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
 	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70,
 	.gg_dispatch = 0x350,
-	.gg_size = 0xbd0, .gg_J = 0, .L_size = 112,
-	LJ_NOJIT,
+	.gg_size = 0xbd0, .L_size = 112,
 	LJ_CFRAME_X64_GC64,
 };
 
@@ -132,8 +105,7 @@ static const struct lj_layout lj_layout_upstream_gc64_arm64 = {
 	LJ_CTS_UPSTREAM,
 	.gg_g = 0x60,
 	.gg_dispatch = 0xfc8,
-	.gg_size = 0x1848, .gg_J = 0x338, .L_size = 96,
-	LJ_JIT_ARM64,
+	.gg_size = 0x1848, .L_size = 96,
 	LJ_CFRAME_ARM64,
 };
 
@@ -143,8 +115,7 @@ static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 	LJ_CTS_LUAJIT2,
 	.gg_g = 0x70,
 	.gg_dispatch = 0x1000,
-	.gg_size = 0x1880, .gg_J = 0x350, .L_size = 112,
-	LJ_JIT_ARM64,
+	.gg_size = 0x1880, .L_size = 112,
 	LJ_CFRAME_ARM64,
 };
 
@@ -185,8 +156,7 @@ static const struct lj_layout lj_layout_upstream_gc32_x64 = {
 	LJ_CTS_UPSTREAM,
 	.gg_g = 0x40, /* after the 64-byte main lua_State */
 	.gg_dispatch = 0xca8,
-	.gg_size = 0x1528, .gg_J = 0x228, .L_size = 64,
-	LJ_JIT_X64_GC32,
+	.gg_size = 0x1528, .L_size = 64,
 	LJ_CFRAME_X64_GC32,
 };
 
@@ -196,8 +166,7 @@ static const struct lj_layout lj_layout_upstream_gc32_nojit_x64 = {
 	LJ_CTS_UPSTREAM,
 	.gg_g = 0x40,
 	.gg_dispatch = 0x228,
-	.gg_size = 0xaa8, .gg_J = 0, .L_size = 64,
-	LJ_NOJIT,
+	.gg_size = 0xaa8, .L_size = 64,
 	LJ_CFRAME_X64_GC32,
 };
 
@@ -207,8 +176,7 @@ static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
 	LJ_CTS_LUAJIT2,
 	.gg_g = 0x50, /* lua_State with exdata, exdata2 */
 	.gg_dispatch = 0xce0,
-	.gg_size = 0x1560, .gg_J = 0x240, .L_size = 80,
-	LJ_JIT_X64_GC32,
+	.gg_size = 0x1560, .L_size = 80,
 	LJ_CFRAME_X64_GC32,
 };
 
@@ -218,8 +186,7 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
 	LJ_CTS_LUAJIT2,
 	.gg_g = 0x50,
 	.gg_dispatch = 0x240,
-	.gg_size = 0xac0, .gg_J = 0, .L_size = 80,
-	LJ_NOJIT,
+	.gg_size = 0xac0, .L_size = 80,
 	LJ_CFRAME_X64_GC32,
 };
 /* clang-format on */

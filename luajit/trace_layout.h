@@ -28,8 +28,14 @@ struct lj_trace_layout {
 	u16 J_trace;         /* GCRef *trace: the trace array, by trace number */
 	u16 J_sizetrace;     /* MSize: its length */
 	u16 J_exitstubgroup; /* MCode *[LJ_MAX_EXITSTUBGR]: shared exit stubs (x86) */
+	/* Buffers g->gc.total counts (lj_trace.c lj_trace_freestate). */
+	u16 J_irtoplim; /* MSize: IR buffer, in IRIns, irbotlim .. irtoplim */
+	u16 J_irbotlim;
+	u16 J_sizesnap;    /* MSize: snapshot buffer, in SnapShot */
+	u16 J_sizesnapmap; /* MSize: snapshot map buffer, in SnapEntry */
 
 	/* GCtrace (after the GC header; pointers are native, refs GCRef) */
+	u16 T_size;     /* sizeof(GCtrace) */
 	u16 T_nsnap;    /* uint16_t */
 	u16 T_nins;     /* IRRef, biased with REF_BIAS */
 	u16 T_ir;       /* IRIns *, biased: ir[REF_BIAS] is the first */

@@ -55,16 +55,10 @@ static void print_initializer(const lj_layout &l)
 	printf("\t.ud_len = %u, .ud_size = %u, .cd_ctypeid = %u, .cd_size = %u, .uv_size = %u, "
 	       ".uv_v = %u,\n",
 	       l.ud_len, l.ud_size, l.cd_ctypeid, l.cd_size, l.uv_size, l.uv_v);
-	printf("\t.tr_nsnap = %u, .tr_nins = %u, .tr_nk = %u, .tr_nsnapmap = %u, .tr_szmcode = %u, "
-	       ".tr_size = %u, .snap_size = %u,\n",
-	       l.tr_nsnap, l.tr_nins, l.tr_nk, l.tr_nsnapmap, l.tr_szmcode, l.tr_size, l.snap_size);
 	printf("\t.cts_tab = %u, .cts_sizetab = %u, .cts_cb_sizeid = %u, .cts_size = %u, "
 	       ".ctype_size = %u,\n",
 	       l.cts_tab, l.cts_sizetab, l.cts_cb_sizeid, l.cts_size, l.ctype_size);
-	printf("\t.gg_size = 0x%x, .gg_J = 0x%x, .J_sizetrace = %u, .J_irtoplim = %u, "
-	       ".J_irbotlim = %u, .J_sizesnap = %u, .J_sizesnapmap = %u,\n",
-	       l.gg_size, l.gg_J, l.J_sizetrace, l.J_irtoplim, l.J_irbotlim, l.J_sizesnap,
-	       l.J_sizesnapmap);
+	printf("\t.gg_size = 0x%x,\n", l.gg_size);
 }
 
 // The JIT layout of the same build: its DWARF must equal the built-in table
