@@ -35,6 +35,7 @@ void render_gc_json(std::ostream &out, const Analysis &a);
 nlohmann::json gc_census_json(const GcCensus &c);
 
 std::string signal_name(int signo);
-std::string hex_address(uint64_t v);
+std::string hex_address(uint64_t v);  // 0x and 16 digits, for text
+std::string json_address(uint64_t v); // 0x and no leading zeros
 
 } // namespace ljcore

@@ -10,13 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string addr(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-	return buf;
-}
-
 // What part1/part2 of GcTypeStats mean for a type, or nullptr.
 const char *part_name(GcType t, int part)
 {
@@ -105,7 +98,7 @@ void top_text(std::ostream &out, const GcCensus &c)
 
 json object_json(const GcObject &o)
 {
-	json j = {{"address", addr(o.addr)},
+	json j = {{"address", json_address(o.addr)},
 		  {"type", gc_type_name(o.type)},
 		  {"bytes", o.bytes},
 		  {"detail", o.detail}};
@@ -178,7 +171,7 @@ void render_gc_json(std::ostream &out, const Analysis &a)
 {
 	json vms = json::array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", addr(vm.global_state)}, {"layout", vm.layout}};
+		json v = {{"global_state", json_address(vm.global_state)}, {"layout", vm.layout}};
 		if (vm.gc)
 			v["gc"] = gc_census_json(*vm.gc);
 		vms.push_back(std::move(v));

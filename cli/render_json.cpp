@@ -6,16 +6,16 @@
 
 namespace ljcore {
 
-namespace {
-
-using nlohmann::json;
-
-std::string addr(uint64_t v)
+std::string json_address(uint64_t v)
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
 	return buf;
 }
+
+namespace {
+
+using nlohmann::json;
 
 json lua_stack_json(const LuaStack &s)
 {
@@ -31,13 +31,13 @@ json lua_stack_json(const LuaStack &s)
 			{"namewhat", f.namewhat},
 			{"name", f.name},
 			{"ffid", f.ffid},
-			{"slot", addr(f.slot)},
-			{"function", addr(f.function)},
-			{"pc", addr(f.pc)},
+			{"slot", json_address(f.slot)},
+			{"function", json_address(f.function)},
+			{"pc", json_address(f.pc)},
 			{"frame_type", f.frame_type},
 		};
 		if (f.c_function)
-			j["c_function"] = addr(f.c_function);
+			j["c_function"] = json_address(f.c_function);
 		if (!f.c_symbol.empty())
 			j["c_symbol"] = f.c_symbol;
 		if (!f.problem.empty())
@@ -48,7 +48,7 @@ json lua_stack_json(const LuaStack &s)
 			j["inlined"] = true;
 		frames.push_back(std::move(j));
 	}
-	json j = {{"L", addr(s.L)}, {"complete", s.complete}, {"frames", frames}};
+	json j = {{"L", json_address(s.L)}, {"complete", s.complete}, {"frames", frames}};
 	if (!s.complete)
 		j["stop_reason"] = s.stop_reason;
 	return j;
@@ -70,21 +70,21 @@ nlohmann::json analysis_json(const Analysis &a)
 			    {"name", signal_name(a.signal)},
 			    {"code", a.signal_code}};
 		if (a.has_fault_addr)
-			sig["fault_address"] = addr(a.fault_addr);
+			sig["fault_address"] = json_address(a.fault_addr);
 		doc["signal"] = sig;
 	}
 	json vms = json::array();
 	for (auto &vm : a.vms) {
 		json coroutines = json::array();
 		for (auto &co : vm.coroutines) {
-			json c = {{"L", addr(co.L)},
+			json c = {{"L", json_address(co.L)},
 				  {"status", co.status},
 				  {"stack", lua_stack_json(co.stack)}};
 			if (co.resumed)
-				c["resumed"] = addr(co.resumed);
+				c["resumed"] = json_address(co.resumed);
 			coroutines.push_back(std::move(c));
 		}
-		json v = {{"global_state", addr(vm.global_state)},
+		json v = {{"global_state", json_address(vm.global_state)},
 			  {"found_by", vm.found_by},
 			  {"checks", vm.checks},
 			  {"layout", vm.layout},
@@ -92,8 +92,8 @@ nlohmann::json analysis_json(const Analysis &a)
 			  {"vmstate", vm.vmstate},
 			  {"vmstate_text", vm.vmstate_text},
 			  {"gc_total", vm.gc_total},
-			  {"main_thread", addr(vm.main_thread)},
-			  {"current_thread", addr(vm.current_thread)},
+			  {"main_thread", json_address(vm.main_thread)},
+			  {"current_thread", json_address(vm.current_thread)},
 			  {"stack", lua_stack_json(vm.stack)},
 			  {"coroutines", coroutines}};
 		// Only when there are some: the other states depend on the
@@ -107,7 +107,7 @@ nlohmann::json analysis_json(const Analysis &a)
 	for (auto &t : a.threads) {
 		json frames = json::array();
 		for (auto &f : t.frames)
-			frames.push_back({{"pc", addr(f.pc)},
+			frames.push_back({{"pc", json_address(f.pc)},
 					  {"function", f.function},
 					  {"offset", f.offset},
 					  {"module", f.module},
@@ -115,8 +115,8 @@ nlohmann::json analysis_json(const Analysis &a)
 		json runs = json::array();
 		for (auto &run : t.lua_runs) {
 			json r = {{"vm", run.vm},
-				  {"L", addr(run.L)},
-				  {"cframe", addr(run.cframe)},
+				  {"L", json_address(run.L)},
+				  {"cframe", json_address(run.cframe)},
 				  {"first_level", run.first_level},
 				  {"count", run.count}};
 			if (run.native_frame)

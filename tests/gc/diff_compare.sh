@@ -14,12 +14,9 @@ if (($# != 4)); then
   exit 2
 fi
 ljcore=$1 before=$2 after=$3 kind=$4
-for f in "$before/core.$kind" "$after/core.$kind" "$before/oracle.$kind.txt" "$after/oracle.$kind.txt"; do
-  if [[ ! -e $f ]]; then
-    echo "skip: $f does not exist (run tools/make-cores.sh)"
-    exit 77
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/../oracle/inputs.sh"
+require_inputs tools/make-cores.sh "$before/core.$kind" \
+  "$after/core.$kind" "$before/oracle.$kind.txt" "$after/oracle.$kind.txt"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
