@@ -9,6 +9,7 @@
 #include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
 #include "cli/render.h"
+#include "cli/render_trace.h"
 
 namespace ljcore {
 
@@ -22,10 +23,12 @@ constexpr const char *core_name = "core.zst";
 constexpr const char *expected_name = "expected.json";
 constexpr const char *manifest_name = "manifest.json";
 
-// What a fixture pins down: the Lua truth of the core. Left out is what
-// depends on the machine that checks it (native frames and symbols come
-// from files on disk, paths, how the VM happened to be found first).
-json fixture_view(const Analysis &a)
+// What a fixture pins down: the Lua truth of the core, and with traces
+// each VM's JIT traces as `ljcore traces --json` has them (its snapshot
+// keeps their machine code, so `ljcore trace N --mcode` works on it too). Left out is
+// what depends on the machine that checks it (native frames and symbols
+// come from files on disk, paths, how the VM happened to be found first).
+json fixture_view(const Analysis &a, bool traces)
 {
 	json full = analysis_json(a);
 	json v;
@@ -51,17 +54,36 @@ json fixture_view(const Analysis &a)
 		for (auto &co : vm["coroutines"])
 			strip(co["stack"]);
 	}
+	if (traces)
+		for (size_t i = 0; i < a.vms.size() && i < v["vms"].size(); i++)
+			if (a.vms[i].traces)
+				v["vms"][i]["traces"] = trace_set_json(*a.vms[i].traces, false);
 	return v;
 }
 
-Expected<json> analyze_fixture(const fs::path &dir)
+json read_json(const fs::path &p)
+{
+	std::ifstream in(p);
+	return json::parse(in, nullptr, false);
+}
+
+// Whether the fixture's manifest asks for the traces to be pinned too.
+bool pins_traces(const fs::path &dir)
+{
+	json manifest = read_json(dir / manifest_name);
+	return manifest.is_object() && manifest.value("traces", false);
+}
+
+Expected<json> analyze_fixture(const fs::path &dir, bool traces)
 {
 	AnalyzeOptions opts;
 	opts.all_coroutines = true;
+	opts.traces = traces;
+	opts.mcode = traces; // what the trace table reads from the code (exits)
 	auto a = analyze_core((dir / core_name).string(), opts);
 	if (!a)
 		return std::unexpected(a.error());
-	return fixture_view(*a);
+	return fixture_view(*a, traces);
 }
 
 std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
@@ -80,12 +102,6 @@ std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
 	}
 	std::sort(out.begin(), out.end());
 	return out;
-}
-
-json read_json(const fs::path &p)
-{
-	std::ifstream in(p);
-	return json::parse(in, nullptr, false);
 }
 
 void write_json(const fs::path &p, const json &j)
@@ -118,12 +134,15 @@ int fixture_new(const FixtureNew &f)
 {
 	fs::create_directories(f.dir);
 	fs::path dir(f.dir);
-	auto snap = snapshot_core(f.core, (dir / core_name).string(), f.options);
+	AnalyzeOptions options = f.options;
+	options.traces = f.traces;
+	options.mcode = f.traces;
+	auto snap = snapshot_core(f.core, (dir / core_name).string(), options);
 	if (!snap) {
 		std::cerr << "ljcore: " << snap.error().message << "\n";
 		return exit_unreadable;
 	}
-	auto view = analyze_fixture(dir);
+	auto view = analyze_fixture(dir, f.traces);
 	if (!view) {
 		std::cerr << "ljcore: " << view.error().message << "\n";
 		return exit_unreadable;
@@ -134,6 +153,7 @@ int fixture_new(const FixtureNew &f)
 					 {"flavour", f.flavour},
 					 {"arch", (*view)["arch"]},
 					 {"made_by", f.made_by},
+					 {"traces", f.traces},
 					 {"source_core_bytes", snap->source_bytes},
 					 {"core_bytes", snap->bytes}});
 	std::cout << f.dir << ": " << snap->bytes << " bytes (from " << snap->source_bytes << ")\n";
@@ -151,7 +171,7 @@ int fixture_check(const std::vector<std::string> &roots)
 	int changed = 0;
 	for (auto &dir : dirs) {
 		json expected = read_json(dir / expected_name);
-		auto actual = analyze_fixture(dir);
+		auto actual = analyze_fixture(dir, pins_traces(dir));
 		if (!actual) {
 			std::cout << "FAIL " << dir.string() << ": " << actual.error().message
 				  << "\n";
@@ -175,7 +195,7 @@ int fixture_update(const std::vector<std::string> &roots)
 {
 	auto dirs = find_fixtures(roots);
 	for (auto &dir : dirs) {
-		auto actual = analyze_fixture(dir);
+		auto actual = analyze_fixture(dir, pins_traces(dir));
 		if (!actual) {
 			std::cerr << "ljcore: " << dir.string() << ": " << actual.error().message
 				  << "\n";

@@ -33,11 +33,17 @@ for v in "${variants[@]}"; do
     core=$dir/core.kernel
     [[ -f $core ]] || continue
     ((only_missing)) && [[ -d $root/testdata/fixtures/$v/$scenario ]] && continue
-    # traces/ scenarios pin trace listings, not stacks: their tests are the fixture.
-    [[ -f $root/testdata/traces/$scenario.lua ]] && continue
+    # gc/ scenarios are checked against their own census (tests/gc), and
+    # their heaps would make the largest fixtures by far.
+    [[ -f $root/testdata/gc/$scenario.lua ]] && continue
     # A fixture pins a correct reading: only where ljcore finds the VM
-    # and matches LuaJIT's own traceback today.
-    if [[ $scenario == two_vms ]]; then
+    # and matches LuaJIT's own traceback (traces/ scenarios: jit.dump's
+    # listing, and the fixture pins the traces too) today.
+    traces=()
+    if [[ -f $root/testdata/traces/$scenario.lua ]]; then
+      check=(traces_compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
+      traces=(--traces)
+    elif [[ $scenario == two_vms ]]; then
       check=(threads_compare.sh "$ljcore" "$dir" kernel)
     elif [[ -f $root/testdata/coroutines/$scenario.lua ]]; then
       check=(coroutines_compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
@@ -53,7 +59,7 @@ for v in "${variants[@]}"; do
     rm -rf "$out"
     sysroot=(); [[ -f $dir/sysroot ]] && sysroot=(--sysroot "$(cat "$dir/sysroot")")
     "$ljcore" fixture new "$core" -o "$out" --exe "$dir/exe" "${sysroot[@]}" --scenario "$scenario" \
-      --flavour "$v" --made-by "kernel core, tools/make-cores.sh" >/dev/null
+      --flavour "$v" --made-by "kernel core, tools/make-cores.sh" "${traces[@]}" >/dev/null
     made=$((made + 1))
   done
 done
