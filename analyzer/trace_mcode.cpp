@@ -1,6 +1,7 @@
 #include "analyzer/trace_mcode.h"
 
 #include <map>
+#include <set>
 
 #include "luajit/trace_layout.h"
 
@@ -94,6 +95,36 @@ void find_parent_exits(TraceSet &set)
 	}
 }
 
+// The distinct exits of each trace's code: the exit stubs its guards jump
+// to, and the exits patched to enter a side trace hanging off it (counted
+// by their number, or by side trace when that number is not known).
+void count_exits(TraceSet &set)
+{
+	std::map<uint32_t, const Trace *> by_number;
+	for (auto &t : set.traces)
+		by_number[t.number] = &t;
+	for (auto &t : set.traces) {
+		if (t.listing.empty())
+			continue;
+		std::set<int32_t> exits;
+		std::set<uint32_t> unnumbered;
+		for (auto &l : t.listing) {
+			if (l.exit >= 0) {
+				exits.insert(l.exit);
+				continue;
+			}
+			auto it = by_number.find(l.to_trace);
+			if (!l.to_trace || it == by_number.end() || it->second->parent != t.number)
+				continue;
+			if (it->second->parent_exit >= 0)
+				exits.insert(it->second->parent_exit);
+			else
+				unnumbered.insert(l.to_trace);
+		}
+		t.exits = int32_t(exits.size() + unnumbered.size());
+	}
+}
+
 } // namespace
 
 uint32_t mcode_unit(Arch arch)
@@ -151,6 +182,7 @@ void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler
 	}
 
 	find_parent_exits(set);
+	count_exits(set);
 }
 
 } // namespace ljcore

@@ -79,12 +79,20 @@ struct Trace {
 	uint64_t start_proto = 0; // GCproto * it starts in
 	uint64_t start_pc = 0;
 	std::string start_loc; // "file.lua:12", as jit.dump names the start
+	// The function it starts in: "function <file.lua:10>" (its prototype's
+	// first line, named as jit.dump names functions) or "main chunk", as
+	// debug.traceback tells them apart; empty if the prototype is unreadable.
+	std::string start_function;
 	uint64_t mcode = 0;
 	uint32_t szmcode = 0;
 	uint32_t mcloop = 0; // offset of the loop in mcode, 0 if none
 	uint16_t spadjust = 0;
 	std::vector<uint8_t> mcode_bytes; // read when machine code is asked for
 	std::vector<McodeLine> listing;   // and disassembled
+	// Distinct exits its machine code can take: guards to exit stubs, and
+	// guards LuaJIT since patched to enter a side trace (still an exit of
+	// this trace, as jit.dump listed it when compiled). -1: code not read.
+	int32_t exits = -1;
 	// A side trace's parent and the exit of it that was patched to jump
 	// here, found in the parent's machine code (0 and -1 if unknown).
 	uint32_t parent = 0;

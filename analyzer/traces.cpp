@@ -69,6 +69,13 @@ template <typename T> T load(const std::vector<uint8_t> &buf, size_t off)
 	return v;
 }
 
+// jit.util.funcinfo()'s loc of a Lua function: where it starts, at pc 0,
+// i.e. its first line.
+std::string function_location(const std::string &chunkname, const Proto &pt)
+{
+	return luajit_location(chunkname, pt.firstline, pt.addr, pt.firstline);
+}
+
 // The text of a function for jit.dump's fmtfunc(): jit.util.funcinfo()
 // of a Lua function gives its location at pc 0, i.e. its first line.
 TraceFunction function_info(const LuaMemory &mem, uint64_t fn, std::string &problem)
@@ -98,7 +105,7 @@ TraceFunction function_info(const LuaMemory &mem, uint64_t fn, std::string &prob
 		problem = miss_at("chunk name", pt->chunkname, name.error());
 		return f;
 	}
-	f.loc = luajit_location(*name, pt->firstline, pt->addr, pt->firstline);
+	f.loc = function_location(*name, *pt);
 	return f;
 }
 
@@ -278,6 +285,8 @@ Trace read_trace(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t addr,
 		auto line = proto_line(mem, *pt, pos);
 		if (name && line)
 			t.start_loc = luajit_location(*name, pt->firstline, pt->addr, *line);
+		if (name)
+			t.start_function = luajit_function(*name, *pt);
 	}
 
 	std::string problem = read_ir(mem, ly.gc64, ptr(tl.T_ir), t);
@@ -318,6 +327,15 @@ std::string luajit_location(const std::string &chunkname, int32_t firstline, uin
 	if (!chunkname.empty() && chunkname[0] == '=')
 		return chunkname.substr(1) + l;
 	return "\"" + chunkname + "\"" + l;
+}
+
+std::string luajit_function(const std::string &chunkname, const Proto &pt)
+{
+	// lj_debug_getinfo(): what is "main" for a first line of 0, unless
+	// the prototype has no lines at all.
+	if (pt.firstline == 0 && pt.numline != 0)
+		return "main chunk";
+	return "function <" + function_location(chunkname, pt) + ">";
 }
 
 TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "analyzer/lua_memory.h"
+#include "analyzer/lua_symbolize.h"
 #include "analyzer/trace_model.h"
 #include "luajit/trace_layout.h"
 
@@ -21,5 +23,10 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 // "\"chunk\":12", or "0x...:12" for a long chunk name.
 std::string luajit_location(const std::string &chunkname, int32_t firstline, uint64_t proto,
 			    int32_t line);
+
+// The function a prototype defines, as a trace's start names it:
+// "main chunk" (debug.getinfo's what == "main"), else "function <loc>" with
+// the loc jit.util.funcinfo() gives it, e.g. "function <file.lua:10>".
+std::string luajit_function(const std::string &chunkname, const Proto &pt);
 
 } // namespace ljcore

@@ -1,8 +1,11 @@
 // The trace table and the trace model as JSON.
 #include "cli/render_trace.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
+#include <vector>
 
 #include "cli/exit_codes.h"
 #include "cli/render.h"
@@ -46,6 +49,19 @@ json ir_json(const Trace &t)
 		ir.push_back(std::move(j));
 	}
 	return ir;
+}
+
+// The trace running at the crash: g->vmstate's, else (arm64 traces do not
+// set it) the trace whose machine code the analysis found a thread in, which
+// the current coroutine's compiled frames carry. 0 if none.
+int32_t executing_trace(const VmResult &vm)
+{
+	if (vm.traces && vm.traces->executing)
+		return vm.traces->executing;
+	for (auto &f : vm.stack.frames)
+		if (f.trace)
+			return int32_t(f.trace);
+	return 0;
 }
 
 } // namespace
@@ -112,6 +128,10 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 			    {"spadjust", t.spadjust}}},
 			  {"ir", ir_json(t)},
 			  {"snapshots", std::move(snaps)}};
+		if (!t.start_function.empty())
+			j["start"]["function"] = t.start_function;
+		if (t.exits >= 0)
+			j["exits"] = t.exits;
 		if (t.parent) {
 			j["parent"] = t.parent;
 			j["parent_exit"] = t.parent_exit;
@@ -176,12 +196,41 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 			out << "  traces: " << set.problem << "\n";
 			continue;
 		}
-		if (set.executing)
-			out << "  executing trace " << set.executing << " at the crash\n";
-		out << "  TRACE PARENT LINK  LINKTYPE        START                       IR  SNAP"
-		       "  MCODE                 SIZE  SPADJ\n";
+		int32_t executing = executing_trace(vm);
+		if (executing)
+			out << "  executing trace " << executing << " at the crash\n";
+		// START is as wide as its longest text: "file.lua:12 (function <file.lua:10>)".
+		auto start_text = [](const Trace &t) {
+			return t.start_function.empty()
+				       ? t.start_loc
+				       : t.start_loc + " (" + t.start_function + ")";
+		};
+		int start_width = 24;
+		for (auto &t : set.traces)
+			start_width = std::max(start_width, int(start_text(t).size()));
+		// Numbers right-aligned, texts left-aligned, under their headers.
+		struct Column {
+			int width;
+			bool left;
+			int gap;
+		};
+		const Column columns[] = {{5, false, 0}, {6, false, 1},          {4, false, 2},
+					  {14, true, 2}, {start_width, true, 2}, {4, false, 2},
+					  {4, false, 2}, {5, false, 2},          {18, true, 2},
+					  {5, false, 2}, {5, false, 2}};
+		auto row = [&](const char *mark, const std::vector<std::string> &cells) {
+			out << mark;
+			for (size_t i = 0; i < cells.size() && i < std::size(columns); i++) {
+				const Column &c = columns[i];
+				out << std::string(size_t(c.gap), ' ')
+				    << (c.left ? std::left : std::right) << std::setw(c.width)
+				    << cells[i];
+			}
+			out << std::right << "\n";
+		};
+		row("  ", {"TRACE", "PARENT", "LINK", "LINKTYPE", "START", "IR", "SNAP", "EXITS",
+			   "MCODE", "SIZE", "SPADJ"});
 		for (auto &t : set.traces) {
-			char line[256];
 			int64_t nins = t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0;
 			// A side trace: its parent and exit ("1/6"), as jit.dump
 			// names them when it starts, else its root.
@@ -189,13 +238,13 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 							      std::to_string(t.parent_exit)
 					   : t.root ? std::to_string(t.root)
 						    : "-";
-			snprintf(line, sizeof line,
-				 "%s%5u %6s  %4u  %-14s  %-24s  %4lld  %4zu  %s  %5u  %5u",
-				 int32_t(t.number) == set.executing ? "* " : "  ", t.number,
-				 root.c_str(), t.link, t.linktype.c_str(), t.start_loc.c_str(),
-				 (long long)nins, t.snapshots.size(), hex_address(t.mcode).c_str(),
-				 t.szmcode, t.spadjust);
-			out << line << "\n";
+			// "-": the machine code could not be read or disassembled.
+			std::string exits = t.exits >= 0 ? std::to_string(t.exits) : "-";
+			row(int32_t(t.number) == executing ? "* " : "  ",
+			    {std::to_string(t.number), root, std::to_string(t.link), t.linktype,
+			     start_text(t), std::to_string(nins),
+			     std::to_string(t.snapshots.size()), exits, hex_address(t.mcode),
+			     std::to_string(t.szmcode), std::to_string(t.spadjust)});
 			if (!t.problem.empty())
 				out << "         problem: " << t.problem << "\n";
 		}
@@ -207,8 +256,10 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 	json vms = json::array();
 	for (auto &vm : a.vms) {
 		json v = {{"global_state", addr(vm.global_state)}, {"layout", vm.layout}};
-		if (vm.traces)
+		if (vm.traces) {
 			v["traces"] = trace_set_json(*vm.traces, with_listing);
+			v["traces"]["executing"] = executing_trace(vm);
+		}
 		vms.push_back(std::move(v));
 	}
 	json j = {{"schema_version", Analysis::schema_version},
