@@ -362,8 +362,13 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 						     f.problem);
 		if (options.all_coroutines)
 			add_coroutines(mem, v, symbolize, a.problems);
-		if (options.traces)
+		if (options.traces) {
 			v.traces = vm_traces(mem, c.g, target.arch(), options.mcode, a.problems);
+			// arm64 traces do not set g->vmstate: the trace a thread was
+			// found running in is the one executing.
+			if (compiled && !v.traces->executing)
+				v.traces->executing = int32_t(compiled->frames.trace);
+		}
 		if (options.gc) {
 			v.gc = gc_census(mem, c.g, *options.gc);
 			if (options.gc->paths)

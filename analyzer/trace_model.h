@@ -109,7 +109,9 @@ struct TraceSet {
 	bool gc64 = false;
 	uint64_t jit_state = 0; // jit_State *
 	uint32_t sizetrace = 0;
-	int32_t executing = 0; // the trace running at the crash (g->vmstate > 0)
+	// The trace running at the crash: g->vmstate > 0, or on arm64 (whose
+	// traces do not set it) the trace a thread was found running in.
+	int32_t executing = 0;
 	// Bytes per MCode unit, in which snapshots count their mcofs: 1 on
 	// x86_64, 4 on arm64 (lj_target_*.h).
 	uint32_t mcode_unit = 1;

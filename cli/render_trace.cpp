@@ -17,13 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string addr(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-	return buf;
-}
-
 json ir_json(const Trace &t)
 {
 	json ir = json::array();
@@ -36,32 +29,19 @@ json ir_json(const Trace &t)
 			  {"op2", ins.op2},
 			  {"prev", ins.prev}};
 		if (ins.k)
-			j["k"] = addr(ins.k);
+			j["k"] = json_address(ins.k);
 		if (ins.str_len)
 			j["str"] = ins.str, j["str_len"] = ins.str_len;
 		if (ins.func.address) {
 			j["func"] = {{"loc", ins.func.loc}, {"ffid", ins.func.ffid}};
 			if (ins.func.cfunc)
-				j["func"]["cfunc"] = addr(ins.func.cfunc);
+				j["func"]["cfunc"] = json_address(ins.func.cfunc);
 		}
 		if (!ins.problem.empty())
 			j["problem"] = ins.problem;
 		ir.push_back(std::move(j));
 	}
 	return ir;
-}
-
-// The trace running at the crash: g->vmstate's, else (arm64 traces do not
-// set it) the trace whose machine code the analysis found a thread in, which
-// the current coroutine's compiled frames carry. 0 if none.
-int32_t executing_trace(const VmResult &vm)
-{
-	if (vm.traces && vm.traces->executing)
-		return vm.traces->executing;
-	for (auto &f : vm.stack.frames)
-		if (f.trace)
-			return int32_t(f.trace);
-	return 0;
 }
 
 } // namespace
@@ -79,7 +59,7 @@ json listing_json(const Trace &t)
 		json j = {
 			{"offset", l.offset}, {"size", l.size}, {"bytes", bytes}, {"text", l.text}};
 		if (l.target)
-			j["target"] = addr(l.target);
+			j["target"] = json_address(l.target);
 		if (l.exit >= 0)
 			j["exit"] = l.exit;
 		if (l.to_trace)
@@ -104,10 +84,10 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 					 {"nslots", s.nslots},
 					 {"topslot", s.topslot},
 					 {"count", s.count},
-					 {"pc", addr(s.pc)},
+					 {"pc", json_address(s.pc)},
 					 {"entries", s.entries}});
 		json j = {{"number", t.number},
-			  {"address", addr(t.address)},
+			  {"address", json_address(t.address)},
 			  {"root", t.root},
 			  {"link", t.link},
 			  {"linktype", t.linktype},
@@ -115,14 +95,14 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 			  {"nextside", t.nextside},
 			  {"nchild", t.nchild},
 			  {"start",
-			   {{"proto", addr(t.start_proto)},
-			    {"pc", addr(t.start_pc)},
+			   {{"proto", json_address(t.start_proto)},
+			    {"pc", json_address(t.start_pc)},
 			    {"loc", t.start_loc}}},
 			  {"nins", t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0},
 			  {"nk", LJ_REF_BIAS - int64_t(t.nk)},
 			  {"nsnap", t.snapshots.size()},
 			  {"mcode",
-			   {{"address", addr(t.mcode)},
+			   {{"address", json_address(t.mcode)},
 			    {"size", t.szmcode},
 			    {"loop", t.mcloop},
 			    {"spadjust", t.spadjust}}},
@@ -144,7 +124,7 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 	}
 	json j = {{"fork", set.fork},
 		  {"gc64", set.gc64},
-		  {"jit_state", addr(set.jit_state)},
+		  {"jit_state", json_address(set.jit_state)},
 		  {"sizetrace", set.sizetrace},
 		  {"executing", set.executing},
 		  {"traces", std::move(traces)}};
@@ -196,7 +176,7 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 			out << "  traces: " << set.problem << "\n";
 			continue;
 		}
-		int32_t executing = executing_trace(vm);
+		int32_t executing = vm.traces ? vm.traces->executing : 0;
 		if (executing)
 			out << "  executing trace " << executing << " at the crash\n";
 		// START is as wide as its longest text: "file.lua:12 (function <file.lua:10>)".
@@ -255,11 +235,9 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 {
 	json vms = json::array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", addr(vm.global_state)}, {"layout", vm.layout}};
-		if (vm.traces) {
+		json v = {{"global_state", json_address(vm.global_state)}, {"layout", vm.layout}};
+		if (vm.traces)
 			v["traces"] = trace_set_json(*vm.traces, with_listing);
-			v["traces"]["executing"] = executing_trace(vm);
-		}
 		vms.push_back(std::move(v));
 	}
 	json j = {{"schema_version", Analysis::schema_version},

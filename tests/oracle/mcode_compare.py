@@ -21,10 +21,7 @@ import struct
 import subprocess
 import sys
 
-
-def skip(reason):
-    print("skip: " + reason)
-    sys.exit(77)
+from inputs import require_inputs
 
 
 def core_segments(path):
@@ -99,11 +96,7 @@ def main():
         sys.exit(2)
     ljcore, core, oracle, exe = sys.argv[1:]
     d = os.path.dirname(core)
-    if os.path.exists(os.path.join(d, "skip-reason")):
-        skip(open(os.path.join(d, "skip-reason")).read().strip())
-    for f in (core, oracle, exe):
-        if not os.path.exists(f):
-            skip(f + " does not exist (run tools/make-cores.sh)")
+    require_inputs("tools/make-cores.sh", core, oracle, exe)
     cmd = [ljcore, "traces", "--json", "--mcode", "--exe", exe, core]
     sysroot = os.path.join(d, "sysroot")
     if os.path.exists(sysroot):

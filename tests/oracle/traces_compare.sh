@@ -15,17 +15,8 @@ if (($# != 4)); then
 fi
 ljcore=$1 core=$2 oracle=$3 exe=$4
 
-skip_file=$(dirname "$core")/skip-reason
-if [[ -f $skip_file ]]; then
-  sed 's/^/skip: /' "$skip_file"
-  exit 77
-fi
-for f in "$core" "$oracle" "$exe"; do
-  if [[ ! -e $f ]]; then
-    echo "skip: $f does not exist (run tools/make-cores.sh)"
-    exit 77
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
+require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

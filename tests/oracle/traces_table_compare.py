@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+from inputs import require_inputs, skip
+
 # Every bytecode of every prototype of a script: "pc line linedefined function",
 # the function as a trace's start names it: "main chunk" (debug.getinfo's what)
 # or "function <loc>" with the loc jit.util.funcinfo gives (jit.dump's fmtfunc).
@@ -53,11 +55,6 @@ walk(main, debug.getinfo(main, "S").what == "main" and "main chunk"
 
 # Numbers in the table are right-aligned under their header.
 NUMERIC = ("TRACE", "PARENT", "LINK", "IR", "SNAP", "EXITS", "SIZE", "SPADJ")
-
-
-def skip(reason):
-    print("skip: " + reason)
-    sys.exit(77)
 
 
 def fail(core, errors):
@@ -179,11 +176,7 @@ def main():
         sys.exit(2)
     ljcore, core, oracle, exe = sys.argv[1:]
     d = os.path.dirname(core)
-    if not os.path.exists(core) and os.path.exists(os.path.join(d, "skip-reason")):
-        skip(open(os.path.join(d, "skip-reason")).read().strip())
-    for f in (core, oracle, exe):
-        if not os.path.exists(f):
-            skip(f + " does not exist (run tools/make-cores.sh)")
+    require_inputs("tools/make-cores.sh", core, oracle, exe)
     scenario = os.path.basename(d)
     script = os.path.join(d, scenario + ".lua")
     if not os.path.exists(script):
