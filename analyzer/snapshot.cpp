@@ -101,6 +101,16 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum, R
 }
 
 // Appends one page to the pieces, merged with the one before when adjacent.
+// Zeroes the lines of the page at vaddr that were not read.
+void keep_read_lines(std::vector<std::byte> &page, uint64_t vaddr, const std::set<uint64_t> &lines)
+{
+	const uint64_t line = RecordingTarget::line_size;
+	for (uint64_t off = 0; off < page.size(); off += line)
+		if (!lines.count((vaddr + off) / line))
+			std::fill_n(page.begin() + off, std::min(line, page.size() - off),
+				    std::byte{0});
+}
+
 void add_page(std::vector<CorePiece> &memory, uint64_t vaddr, std::vector<std::byte> bytes,
 	      bool writable)
 {
@@ -144,7 +154,7 @@ std::optional<uint64_t> auxv_find(std::span<const std::byte> auxv, uint64_t type
 } // namespace
 
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
-				       const AnalyzeOptions &options)
+				       const AnalyzeOptions &options, bool only_read_bytes)
 {
 	auto core = ElfCore::open(core_path, options.lookup);
 	if (!core)
@@ -153,7 +163,7 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 	if (!native)
 		return std::unexpected(native.error().context(core_path));
 	// Offline, reading more costs only time: keep every coroutine.
-	RecordingTarget rec(**core);
+	RecordingTarget rec(**core, only_read_bytes);
 	AnalyzeOptions full = options;
 	full.all_coroutines = true;
 	analyze_target(rec, **native, full);
@@ -177,6 +187,8 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 		std::vector<std::byte> bytes(page);
 		if (!(*core)->read_core_only(p * page, bytes))
 			continue;
+		if (only_read_bytes)
+			keep_read_lines(bytes, p * page, rec.lines());
 		bool writable_page = false;
 		for (auto &seg : (*core)->segments())
 			if (p * page >= seg.vaddr && p * page - seg.vaddr < seg.memsz)

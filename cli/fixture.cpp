@@ -18,17 +18,30 @@ using nlohmann::json;
 
 namespace {
 
-constexpr int fixture_schema = 1;
+// 2: expected.json also holds each VM's traces and GC heap census.
+constexpr int fixture_schema = 2;
 constexpr const char *core_name = "core.zst";
 constexpr const char *expected_name = "expected.json";
 constexpr const char *manifest_name = "manifest.json";
 
-// What a fixture pins down: the Lua truth of the core, and with traces
-// each VM's JIT traces as `ljcore traces --json` has them (its snapshot
-// keeps their machine code, so `ljcore trace N --mcode` works on it too). Left out is
-// what depends on the machine that checks it (native frames and symbols
-// come from files on disk, paths, how the VM happened to be found first).
-json fixture_view(const Analysis &a, bool traces)
+// What a fixture reads: every coroutine, the JIT's traces with what the
+// trace table takes from their machine code (so the minimized core keeps
+// it and `ljcore trace N --mcode` works on it), and a census of the heap.
+AnalyzeOptions fixture_options(AnalyzeOptions options)
+{
+	options.all_coroutines = true;
+	options.traces = true;
+	options.mcode = true;
+	options.gc = GcCensusOptions{.top = 5, .top_strings = 3, .paths = false};
+	return options;
+}
+
+// What a fixture pins down: the Lua truth of the core (bt --all), each
+// VM's traces as `ljcore traces --json` has them less the disassembly
+// text, and its GC census as `ljcore gc --json` has it. Left out is what
+// depends on the machine that checks it (native frames and symbols come
+// from files on disk, paths, how the VM happened to be found first).
+json fixture_view(const Analysis &a)
 {
 	json full = analysis_json(a);
 	json v;
@@ -42,7 +55,8 @@ json fixture_view(const Analysis &a, bool traces)
 		tids.push_back(t["tid"]);
 	v["threads"] = tids;
 	v["vms"] = full["vms"];
-	for (auto &vm : v["vms"]) {
+	for (size_t i = 0; i < v["vms"].size(); i++) {
+		json &vm = v["vms"][i];
 		vm.erase("found_by");
 		vm.erase("checks");
 		vm.erase("layout_source");
@@ -53,11 +67,11 @@ json fixture_view(const Analysis &a, bool traces)
 		strip(vm["stack"]);
 		for (auto &co : vm["coroutines"])
 			strip(co["stack"]);
+		if (i < a.vms.size() && a.vms[i].traces)
+			vm["traces"] = trace_set_json(*a.vms[i].traces, false);
+		if (i < a.vms.size() && a.vms[i].gc)
+			vm["gc"] = gc_census_json(*a.vms[i].gc);
 	}
-	if (traces)
-		for (size_t i = 0; i < a.vms.size() && i < v["vms"].size(); i++)
-			if (a.vms[i].traces)
-				v["vms"][i]["traces"] = trace_set_json(*a.vms[i].traces, false);
 	return v;
 }
 
@@ -67,23 +81,24 @@ json read_json(const fs::path &p)
 	return json::parse(in, nullptr, false);
 }
 
-// Whether the fixture's manifest asks for the traces to be pinned too.
-bool pins_traces(const fs::path &dir)
+Expected<json> analyze_fixture(const fs::path &dir)
 {
-	json manifest = read_json(dir / manifest_name);
-	return manifest.is_object() && manifest.value("traces", false);
-}
-
-Expected<json> analyze_fixture(const fs::path &dir, bool traces)
-{
-	AnalyzeOptions opts;
-	opts.all_coroutines = true;
-	opts.traces = traces;
-	opts.mcode = traces; // what the trace table reads from the code (exits)
-	auto a = analyze_core((dir / core_name).string(), opts);
+	auto a = analyze_core((dir / core_name).string(), fixture_options({}));
 	if (!a)
 		return std::unexpected(a.error());
-	return fixture_view(*a, traces);
+	return fixture_view(*a);
+}
+
+// A fixture of another schema pins other things: remade, not compared.
+Expected<json> reanalyze_fixture(const fs::path &dir)
+{
+	json manifest = read_json(dir / manifest_name);
+	int schema = manifest.is_object() ? manifest.value("fixture_schema", 0) : 0;
+	if (schema != fixture_schema)
+		return fail("fixture_schema " + std::to_string(schema) + ", this ljcore reads " +
+			    std::to_string(fixture_schema) +
+			    ": remake it (tools/make-fixtures.sh)");
+	return analyze_fixture(dir);
 }
 
 std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
@@ -134,15 +149,13 @@ int fixture_new(const FixtureNew &f)
 {
 	fs::create_directories(f.dir);
 	fs::path dir(f.dir);
-	AnalyzeOptions options = f.options;
-	options.traces = f.traces;
-	options.mcode = f.traces;
-	auto snap = snapshot_core(f.core, (dir / core_name).string(), options);
+	auto snap =
+		snapshot_core(f.core, (dir / core_name).string(), fixture_options(f.options), true);
 	if (!snap) {
 		std::cerr << "ljcore: " << snap.error().message << "\n";
 		return exit_unreadable;
 	}
-	auto view = analyze_fixture(dir, f.traces);
+	auto view = analyze_fixture(dir);
 	if (!view) {
 		std::cerr << "ljcore: " << view.error().message << "\n";
 		return exit_unreadable;
@@ -153,7 +166,6 @@ int fixture_new(const FixtureNew &f)
 					 {"flavour", f.flavour},
 					 {"arch", (*view)["arch"]},
 					 {"made_by", f.made_by},
-					 {"traces", f.traces},
 					 {"source_core_bytes", snap->source_bytes},
 					 {"core_bytes", snap->bytes}});
 	std::cout << f.dir << ": " << snap->bytes << " bytes (from " << snap->source_bytes << ")\n";
@@ -171,7 +183,7 @@ int fixture_check(const std::vector<std::string> &roots)
 	int changed = 0;
 	for (auto &dir : dirs) {
 		json expected = read_json(dir / expected_name);
-		auto actual = analyze_fixture(dir, pins_traces(dir));
+		auto actual = reanalyze_fixture(dir);
 		if (!actual) {
 			std::cout << "FAIL " << dir.string() << ": " << actual.error().message
 				  << "\n";
@@ -195,7 +207,7 @@ int fixture_update(const std::vector<std::string> &roots)
 {
 	auto dirs = find_fixtures(roots);
 	for (auto &dir : dirs) {
-		auto actual = analyze_fixture(dir, pins_traces(dir));
+		auto actual = reanalyze_fixture(dir);
 		if (!actual) {
 			std::cerr << "ljcore: " << dir.string() << ": " << actual.error().message
 				  << "\n";

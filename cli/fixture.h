@@ -15,7 +15,6 @@ struct FixtureNew {
 	std::string scenario; // manifest fields, free text
 	std::string flavour;
 	std::string made_by;
-	bool traces = false; // also pin the JIT's traces (IR, snapshots)
 	AnalyzeOptions options;
 };
 

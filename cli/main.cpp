@@ -171,8 +171,6 @@ int main(int argc, char **argv)
 	fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
 	fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
 	fixture_new_cmd->add_option("--made-by", fnew.made_by, "manifest: how the core was made");
-	fixture_new_cmd->add_flag("--traces", fnew.traces,
-				  "also pin the JIT's traces (IR, snapshots), as traces --json");
 	std::vector<std::string> fixture_roots;
 	auto *fixture_check_cmd =
 		fixture->add_subcommand("check", "re-analyze fixtures, show changes");

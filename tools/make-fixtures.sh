@@ -26,6 +26,21 @@ if ((${#variants[@]} == 0)); then
   variants+=(nginx)
 fi
 
+# The oracle comparison of a scenario's kernel core in directory $2.
+oracle_check() {
+  local scenario=$1 d=$2 check
+  if [[ -f $root/testdata/traces/$scenario.lua ]]; then
+    check=(traces_compare.sh "$ljcore" "$d/core.kernel" "$d/oracle.kernel.txt" "$d/exe")
+  elif [[ $scenario == two_vms ]]; then
+    check=(threads_compare.sh "$ljcore" "$d" kernel)
+  elif [[ -f $root/testdata/coroutines/$scenario.lua ]]; then
+    check=(coroutines_compare.sh "$ljcore" "$d/core.kernel" "$d/oracle.kernel.txt" "$d/exe")
+  else
+    check=(compare.sh "$ljcore" "$d/core.kernel" "$d/oracle.kernel.txt" "$d/exe")
+  fi
+  bash "$root/tests/oracle/${check[0]}" "${check[@]:1}" >/dev/null 2>&1
+}
+
 made=0 skipped=0
 for v in "${variants[@]}"; do
   for dir in "$root/build/cores/$v"/*/; do
@@ -36,21 +51,10 @@ for v in "${variants[@]}"; do
     # gc/ scenarios are checked against their own census (tests/gc), and
     # their heaps would make the largest fixtures by far.
     [[ -f $root/testdata/gc/$scenario.lua ]] && continue
-    # A fixture pins a correct reading: only where ljcore finds the VM
-    # and matches LuaJIT's own traceback (traces/ scenarios: jit.dump's
-    # listing, and the fixture pins the traces too) today.
-    traces=()
-    if [[ -f $root/testdata/traces/$scenario.lua ]]; then
-      check=(traces_compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
-      traces=(--traces)
-    elif [[ $scenario == two_vms ]]; then
-      check=(threads_compare.sh "$ljcore" "$dir" kernel)
-    elif [[ -f $root/testdata/coroutines/$scenario.lua ]]; then
-      check=(coroutines_compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
-    else
-      check=(compare.sh "$ljcore" "$core" "$dir/oracle.kernel.txt" "$dir/exe")
-    fi
-    if ! bash "$root/tests/oracle/${check[0]}" "${check[@]:1}" >/dev/null 2>&1; then
+    # A fixture pins a correct reading: only where ljcore matches
+    # LuaJIT's own view (traceback, coroutines, jit.dump) on the core, and
+    # again on the fixture's minimized core, which must have kept all of it.
+    if ! oracle_check "$scenario" "$dir"; then
       echo "skip $v/$scenario: ljcore does not match the oracle on it yet"
       skipped=$((skipped + 1))
       continue
@@ -59,7 +63,16 @@ for v in "${variants[@]}"; do
     rm -rf "$out"
     sysroot=(); [[ -f $dir/sysroot ]] && sysroot=(--sysroot "$(cat "$dir/sysroot")")
     "$ljcore" fixture new "$core" -o "$out" --exe "$dir/exe" "${sysroot[@]}" --scenario "$scenario" \
-      --flavour "$v" --made-by "kernel core, tools/make-cores.sh" "${traces[@]}" >/dev/null
+      --flavour "$v" --made-by "kernel core, tools/make-cores.sh" >/dev/null
+    # The same inputs, with the fixture's core in place of the original.
+    mirror=$(mktemp -d)
+    ln -s "$dir"/* "$mirror"/ && ln -sf "$out/core.zst" "$mirror/core.kernel"
+    if ! oracle_check "$scenario" "$mirror"; then
+      rm -rf "$mirror"
+      echo "make-fixtures: $v/$scenario: the fixture's core no longer matches the oracle" >&2
+      exit 1
+    fi
+    rm -rf "$mirror"
     made=$((made + 1))
   done
 done
