@@ -6,31 +6,11 @@
 # Usage: tools/bench/gc.sh [OBJECTS]      (results: build/bench/gc.txt)
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 objects=${1:-6000000}
-variant=upstream-gc64-debug
-"$root/tools/build-luajit.sh" "$variant" >/dev/null
-"$root/tools/build.sh" >/dev/null
-exe=$root/build/luajit/$variant/src/luajit
-ljcore=$root/build/cmake/ljcore
-out=$root/build/bench
-mkdir -p "$out" && cd "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 core=gc-$objects.core
-if [[ ! -s $core || $core -ot $root/tools/bench/gc_heap.lua ]]; then
-  rm -f core core.[0-9]*
-  ( ulimit -c unlimited; OBJECTS=$objects "$exe" "$root/tools/bench/gc_heap.lua"; exit $? ) \
-    2>gc-fill.log || true
-  found=
-  for c in core core.[0-9]*; do [[ -f $c ]] && found=$c; done
-  if [[ -z $found ]]; then
-    # The kernel left no file (core_pattern): let gdb write it.
-    OBJECTS=$objects gdb -batch -nx -ex run -ex "gcore $core" -ex kill \
-      --args "$exe" "$root/tools/bench/gc_heap.lua" >gdb.log 2>&1
-  else
-    mv "$found" "$core"
-  fi
-fi
+crash_into "$core" gc-fill.log gc_heap.lua OBJECTS="$objects"
 counted=$("$ljcore" gc --json "$core" | python3 -c \
   'import json, sys; print(sum(v["gc"]["objects"] for v in json.load(sys.stdin)["vms"]))')
 echo "core: $core, $(du -h --apparent-size "$core" | cut -f1), $counted GC objects" | tee gc.txt

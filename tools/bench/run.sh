@@ -7,30 +7,11 @@
 # Usage: tools/bench/run.sh [MB]      (results: build/bench/*.txt)
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mb=${1:-450}
-variant=upstream-gc64-debug
-"$root/tools/build-luajit.sh" "$variant" >/dev/null
-"$root/tools/build.sh" >/dev/null
-exe=$root/build/luajit/$variant/src/luajit
-ljcore=$root/build/cmake/ljcore
-out=$root/build/bench
-mkdir -p "$out" && cd "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 rm -f pause.txt
 
-if [[ ! -s core.big || core.big -ot $root/tools/bench/fill_heap.lua ]]; then
-  rm -f core core.[0-9]*
-  ( ulimit -c unlimited; MB=$mb "$exe" "$root/tools/bench/fill_heap.lua"; exit $? ) 2>fill.log || true
-  found=
-  for c in core core.[0-9]*; do [[ -f $c ]] && found=$c; done
-  if [[ -z $found ]]; then
-    # The kernel left no file (core_pattern): let gdb write it.
-    MB=$mb gdb -batch -nx -ex run -ex 'gcore core.big' -ex kill \
-      --args "$exe" "$root/tools/bench/fill_heap.lua" >gdb.log 2>&1
-  else
-    mv "$found" core.big
-  fi
-fi
+crash_into core.big fill.log fill_heap.lua MB="$mb"
 echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/null))"
 
 hyperfine --warmup 1 --runs 5 --export-json speed.json \

@@ -1,0 +1,29 @@
+# Sourced by the benchmarks: builds the LuaJIT they run and ljcore (both
+# cached), sets root, variant, exe, ljcore and out, and enters out.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+variant=upstream-gc64-debug
+"$root/tools/build-luajit.sh" "$variant" >/dev/null
+"$root/tools/build.sh" >/dev/null
+exe=$root/build/luajit/$variant/src/luajit
+ljcore=$root/build/cmake/ljcore
+out=$root/build/bench
+mkdir -p "$out" && cd "$out"
+
+# crash_into CORE LOG SCRIPT [VAR=VALUE...]: runs tools/bench/SCRIPT with
+# the environment given until it crashes and keeps its core as CORE (the
+# kernel's, or gdb's gcore when core_pattern leaves no file); SCRIPT's
+# stderr goes to LOG. Nothing to do while CORE is newer than SCRIPT.
+crash_into() {
+  local core=$1 log=$2 script=$root/tools/bench/$3 found= c
+  shift 3
+  [[ -s $core && $core -nt $script ]] && return 0
+  rm -f core core.[0-9]*
+  ( ulimit -c unlimited; env "$@" "$exe" "$script"; exit $? ) 2>"$log" || true
+  for c in core core.[0-9]*; do [[ -f $c ]] && found=$c; done
+  if [[ -n $found ]]; then
+    mv "$found" "$core"
+  else
+    env "$@" gdb -batch -nx -ex run -ex "gcore $core" -ex kill --args "$exe" "$script" \
+      >gdb.log 2>&1
+  fi
+}
