@@ -17,37 +17,11 @@ Exit: 0 match, 1 mismatch, 2 usage, 77 skip (not generated here).
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 
+from elfcore import core_bytes, core_segments
 from inputs import require_inputs
-
-
-def core_segments(path):
-    """(vaddr, filesz, offset) of each PT_LOAD of a 64-bit little-endian ELF core."""
-    with open(path, "rb") as f:
-        ehdr = f.read(64)
-        phoff, = struct.unpack_from("<Q", ehdr, 0x20)
-        phentsize, phnum = struct.unpack_from("<HH", ehdr, 0x36)
-        f.seek(phoff)
-        table = f.read(phentsize * phnum)
-    segs = []
-    for i in range(phnum):
-        p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from(
-            "<IIQQQQ", table, i * phentsize)
-        if p_type == 1:
-            segs.append((p_vaddr, p_filesz, p_offset))
-    return segs
-
-
-def core_bytes(path, segs, addr, size):
-    for vaddr, filesz, offset in segs:
-        if vaddr <= addr and addr + size <= vaddr + filesz:
-            with open(path, "rb") as f:
-                f.seek(offset + addr - vaddr)
-                return f.read(size)
-    return None
 
 
 def oracle_mcode(path):

@@ -70,6 +70,11 @@ int main(int argc, char **argv)
 	// And the GC heap census with its path search: every object, every
 	// table slot is hostile input too.
 	opts.gc = GcCensusOptions{.top = 10, .top_strings = 5, .paths = true};
+	// And the JIT's traces with their machine code through the
+	// disassembler: IR, snapshot maps and code lengths are counts and
+	// offsets read from the core.
+	opts.traces = true;
+	opts.mcode = true;
 	int iterations = std::stoi(argv[3]);
 
 	auto base = analyze_core(argv[1], opts);
