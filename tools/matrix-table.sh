@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Runs the oracle matrix (every variant x scenario x core kind, plus nginx, and the trace listings)
-# in build/cmake and prints it as a Markdown table: variant -> pass/total
-# per core kind, skips and failures named. For closing notes and reviews.
+# Runs the oracle matrix (every variant x scenario x core kind, plus nginx, the trace
+# listings and the GC census) in build/cmake and prints it as a Markdown table:
+# variant -> pass/total per core kind, skips and failures named. For closing notes
+# and reviews.
 # Usage: tools/matrix-table.sh        (cores must exist: tools/make-cores.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 junit=$root/build/cmake/matrix-junit.xml
 start=$SECONDS
-ctest --test-dir "$root/build/cmake" -R '^(oracle|coroutines|mixed|threads|traces|mcode)/' -j "$(nproc)" \
+ctest --test-dir "$root/build/cmake" -R '^(oracle|coroutines|mixed|threads|traces|traces_table|mcode|compiled|gc|gc-diff)/' -j "$(nproc)" \
       --output-junit "$junit" >/dev/null || true
 elapsed=$((SECONDS - start))
 
 # <testcase name="oracle/VARIANT/SCENARIO/KIND" ... status="run|fail|disabled|notrun">
 grep -o '<testcase name="[^"]*"[^>]*status="[^"]*"' "$junit" |
-  sed -E 's/<testcase name="(oracle|coroutines|mixed|threads|traces|mcode)\/([^/]*)\/([^/]*)\/([^"]*)".*status="([^"]*)"/\2 \4 \5 \3/' |
+  sed -E 's/<testcase name="(oracle|coroutines|mixed|threads|traces|traces_table|mcode|compiled|gc|gc-diff)\/([^/]*)\/([^/]*)\/([^"]*)".*status="([^"]*)"/\2 \4 \5 \3/' |
   gawk -v secs="$elapsed" '
     { cell = $1 SUBSEP $2; total[cell]++; variants[$1] = 1
       if ($3 == "run") pass[cell]++; else if ($3 == "fail") { fail[cell]++; failed = failed " " $1 "/" $4 "/" $2 }
