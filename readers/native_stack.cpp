@@ -1,6 +1,9 @@
 #include "readers/native_stack.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
@@ -14,6 +17,14 @@ namespace {
 // libdwfl's find_elf callback has no user pointer; the session that is
 // being reported or unwound sets this. One core is analyzed at a time.
 const MappedFiles *active_files = nullptr;
+
+// Whether servers were given to ask for missing files (ljcore keeps
+// DEBUGINFOD_URLS only with --debuginfod).
+bool debuginfod_wanted()
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	return urls && *urls;
+}
 
 bool same_build_id(Dwfl_Module *mod, Elf *elf)
 {
@@ -47,21 +58,58 @@ int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr 
 			close(fd);
 		}
 	}
+	// libdw's own search ends with the debuginfod servers.
+	if (!debuginfod_wanted())
+		return -1;
 	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+// Separate debug info for a module without its own. libdw's standard
+// search ends with the debuginfod servers, and merely loading their client
+// (libdebuginfod, which it does even with DEBUGINFOD_URLS unset) maps
+// libcurl, TLS and Kerberos into ljcore and doubles the time of a whole
+// analysis. Without servers to ask, the search stays local: the build-id
+// tree Debian's -dbgsym packages install.
+int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+		   char **debuginfo_file_name)
+{
+	if (debuginfod_wanted())
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n < 2)
+		return -1;
+	std::string path = "/usr/lib/debug/.build-id/";
+	char hex[3];
+	for (int i = 0; i < n; i++) {
+		snprintf(hex, sizeof hex, "%02x", id[i]);
+		path += hex;
+		if (i == 0)
+			path += '/';
+	}
+	path += ".debug";
+	int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(path.c_str());
+	return fd;
 }
 
 char *debuginfo_path = nullptr;
 
 const Dwfl_Callbacks core_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = nullptr,
 	.debuginfo_path = &debuginfo_path,
 };
 
 const Dwfl_Callbacks live_callbacks = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = nullptr,
 	.debuginfo_path = &debuginfo_path,
 };
