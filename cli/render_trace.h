@@ -11,6 +11,9 @@
 
 namespace ljcore {
 
+// An IRType's three-letter name as jit.dump prints it ("i8 " padded).
+const char *irtype_name(unsigned t);
+
 // One line per trace: number, root, link, start, sizes, machine code.
 void render_trace_table(std::ostream &out, const Analysis &a);
 // The "---- TRACE n IR" section of jit.dump with "+rs": IR, registers and

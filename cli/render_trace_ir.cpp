@@ -22,11 +22,6 @@ const char *const irtype_names[] = {
 	"udt", "flt", "num", "i8 ", "u8 ", "i16", "u16", "int", "u32", "i64", "u64", "sfp",
 };
 
-const char *irtype_name(unsigned t)
-{
-	return t < std::size(irtype_names) ? irtype_names[t] : "???";
-}
-
 std::string fmt(const char *f, auto... args)
 {
 	char buf[256];
@@ -429,6 +424,11 @@ private:
 };
 
 } // namespace
+
+const char *irtype_name(unsigned t)
+{
+	return t < std::size(irtype_names) ? irtype_names[t] : "???";
+}
 
 void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
 		     const std::string &arch)
