@@ -161,20 +161,22 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 					     const std::vector<NativeStack> &stacks, Arch arch,
 					     std::vector<std::string> &problems)
 {
-	std::string what = "frames compiled in trace " + (traceno ? std::to_string(traceno) : "");
+	auto what = [](uint32_t n) {
+		return "frames compiled in trace" + (n ? " " + std::to_string(n) : std::string());
+	};
 	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
 	if (!tl) {
-		problems.push_back(what + ": no JIT layout for " + mem.layout().name);
+		problems.push_back(what(traceno) + ": no JIT layout for " + mem.layout().name);
 		return std::nullopt;
 	}
 	TraceSet set = read_traces(mem, *tl, g, false, uint32_t(traceno));
 	if (!set.problem.empty()) {
-		problems.push_back(what + ": " + set.problem);
+		problems.push_back(what(traceno) + ": " + set.problem);
 		return std::nullopt;
 	}
 	auto jit_base = mem.ref(g + mem.layout().g_jit_base);
 	if (!jit_base || *jit_base == 0) {
-		problems.push_back(what + ": g->jit_base is not set");
+		problems.push_back(what(traceno) + ": g->jit_base is not set");
 		return std::nullopt;
 	}
 	set.mcode_unit = mcode_unit(arch);
@@ -192,7 +194,7 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 									 *jit_base)
 						  : fail("no snapshot covers the pc");
 				if (!restored) {
-					problems.push_back(what + std::to_string(t.number) + ": " +
+					problems.push_back(what(t.number) + ": " +
 							   restored.error().message);
 					return std::nullopt;
 				}
@@ -200,9 +202,9 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 			}
 	}
 	if (traceno && !set.traces.empty() && !set.traces[0].problem.empty())
-		problems.push_back(what + ": " + set.traces[0].problem);
+		problems.push_back(what(traceno) + ": " + set.traces[0].problem);
 	else
-		problems.push_back(what + ": no thread is in its machine code");
+		problems.push_back(what(traceno) + ": no thread is in its machine code");
 	return std::nullopt;
 }
 
