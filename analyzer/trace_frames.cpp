@@ -1,25 +1,12 @@
 #include "analyzer/trace_frames.h"
 
 #include "analyzer/lua_symbolize.h"
+#include "luajit/frame.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
 
 namespace {
-
-// Frame link facts (lj_frame.h): the type in the low bits; a Lua link is
-// the return pc, a vararg link the distance down to the original frame.
-constexpr uint64_t frame_type_mask = 3, frame_typep_mask = 7;
-constexpr uint64_t frame_lua = 0, frame_varg = 3;
-
-constexpr uint32_t snap_slot(uint32_t e)
-{
-	return e >> 24;
-}
-constexpr uint32_t snap_ref(uint32_t e)
-{
-	return e & 0xffff;
-}
 
 // One frame link slot of the snapshot, outermost first.
 struct SnapFrame {
@@ -38,9 +25,9 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 {
 	std::vector<SnapFrame> frames;
 	auto constant = [&](uint32_t entry) -> Expected<const IrIns *> {
-		const IrIns *k = t.at(snap_ref(entry));
-		if (!k || snap_ref(entry) >= LJ_REF_BIAS)
-			return fail("slot " + std::to_string(snap_slot(entry)) +
+		const IrIns *k = t.at(LJ_SNAP_ENTRY_REF(entry));
+		if (!k || LJ_SNAP_ENTRY_REF(entry) >= LJ_REF_BIAS)
+			return fail("slot " + std::to_string(LJ_SNAP_ENTRY_SLOT(entry)) +
 				    " of the snapshot is not a constant");
 		return k;
 	};
@@ -51,12 +38,12 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 			return fail("a continuation frame (metamethod call) is not restored");
 		// Slot 0 (and with FR2 slot 1) belong to the frame the trace
 		// started in, which is on the stack itself.
-		if (!(e & LJ_SNAP_FRAME) || snap_slot(e) <= uint32_t(fr2))
+		if (!(e & LJ_SNAP_FRAME) || LJ_SNAP_ENTRY_SLOT(e) <= uint32_t(fr2))
 			continue;
 		SnapFrame f;
-		f.slot = snap_slot(e);
+		f.slot = LJ_SNAP_ENTRY_SLOT(e);
 		if (fr2) {
-			if (i == 0 || snap_slot(snap.entries[i - 1]) != f.slot - 1)
+			if (i == 0 || LJ_SNAP_ENTRY_SLOT(snap.entries[i - 1]) != f.slot - 1)
 				return fail("no function below the frame in slot " +
 					    std::to_string(f.slot));
 			auto fn = constant(snap.entries[i - 1]);
@@ -104,15 +91,16 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 	out.trace = t.number;
 	out.snapshot = snapno;
 	out.base = jit_base;
-	uint64_t snap_pc = snap.pc;
-	// The snapshot resumes at snap_pc: the frame is running that
+	// The snapshot resumes at snap.pc: the frame is running that
 	// instruction, so its pc is the next one, as the interpreter keeps it.
-	uint64_t pc = snap_pc + 4;
+	uint64_t pc = snap.pc + 4;
 	// Snapshot slot 0 is the function slot of the frame at jit_base.
 	uint64_t slot0 = jit_base - 8 * (1 + ly.fr2);
 	for (auto it = frames->rbegin(); it != frames->rend(); ++it) {
-		uint64_t type = it->link & frame_type_mask;
-		if ((it->link & frame_typep_mask) == frame_varg) {
+		// A Lua link is the return pc; a vararg link, the distance down
+		// to the function's original frame.
+		uint64_t type = it->link & LJ_FRAME_TYPE;
+		if ((it->link & LJ_FRAME_TYPEP) == LJ_FRAME_VARG) {
 			// A vararg function's frame moved up: the Lua link of its
 			// original frame, just below, still names the caller.
 			auto below = std::next(it);
@@ -124,7 +112,7 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 			it = below;
 			continue;
 		}
-		if (type != frame_lua)
+		if (type != LJ_FRAME_LUA)
 			return fail(where + ": frame in slot " + std::to_string(it->slot) +
 				    " is not a Lua call");
 		out.inlined.push_back({slot0 + 8 * it->slot, it->function, pc});
@@ -135,7 +123,7 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 	uint64_t top = out.inlined.empty() ? 0 : out.inlined.front().function;
 	if (top) {
 		auto pt = function_proto(mem, top);
-		if (!pt || bc_position(*pt, snap_pc + 4) == no_bcpos)
+		if (!pt || bc_position(*pt, snap.pc + 4) == no_bcpos)
 			return fail(where + ": its pc is not in the innermost function");
 	}
 	return out;

@@ -214,9 +214,9 @@ private:
 		size_t n = 0;
 		for (unsigned s = 0; s < snap.nslots; s++) {
 			uint32_t sn = n < snap.entries.size() ? snap.entries[n] : 255u << 24;
-			if ((sn >> 24) == s) {
+			if (LJ_SNAP_ENTRY_SLOT(sn) == s) {
 				n++;
-				int64_t ref = int64_t(sn & 0xffff) - LJ_REF_BIAS;
+				int64_t ref = int64_t(LJ_SNAP_ENTRY_REF(sn)) - LJ_REF_BIAS;
 				if (ref < 0)
 					out_ << formatk(ref, sn);
 				else if (sn & LJ_SNAP_SOFTFPNUM)

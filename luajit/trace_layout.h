@@ -88,7 +88,9 @@ struct lj_trace_layout {
 #define LJ_SNAP_NENT 10
 #define LJ_SNAP_COUNT 11
 
-/* SnapEntry: slot << 24 | flags | ref (lj_jit.h SNAP_*). */
+/* SnapEntry: slot << 24 | flags | ref (lj_jit.h SNAP_*, snap_slot, snap_ref). */
+#define LJ_SNAP_ENTRY_SLOT(e) ((e) >> 24)
+#define LJ_SNAP_ENTRY_REF(e) ((e) & 0xffff)
 #define LJ_SNAP_FRAME 0x010000
 #define LJ_SNAP_CONT 0x020000
 #define LJ_SNAP_NORESTORE 0x040000

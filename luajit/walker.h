@@ -16,6 +16,7 @@
 #ifndef LJCORE_LUAJIT_WALKER_H
 #define LJCORE_LUAJIT_WALKER_H
 
+#include "frame.h"
 #include "layout.h"
 
 #ifndef LJ_READ
@@ -35,20 +36,6 @@
 #ifndef LJ_WALK_MAX_CFRAME_STEPS
 #define LJ_WALK_MAX_CFRAME_STEPS (LJ_WALK_MAX_CFRAMES * 16)
 #endif
-
-/* Frame link types (lj_frame.h). */
-enum lj_frame_type {
-	LJ_FRAME_LUA,
-	LJ_FRAME_C,
-	LJ_FRAME_CONT,
-	LJ_FRAME_VARG,
-	LJ_FRAME_LUAP,
-	LJ_FRAME_CP,
-	LJ_FRAME_PCALL,
-	LJ_FRAME_PCALLH
-};
-#define LJ_FRAME_TYPE 3
-#define LJ_FRAME_TYPEP 7
 
 /* 47-bit GC pointer inside a GC64 TValue (LJ_GCVMASK in lj_obj.h). */
 #define LJ_GCVMASK ((((u64)1) << 47) - 1)
