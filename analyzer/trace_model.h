@@ -33,6 +33,9 @@ struct IrIns {
 	uint32_t str_len = 0; //   and its length
 	TraceFunction func;   // KGC function
 	std::string problem;  // a constant that could not be read
+	// The upper slot of a constant with a 64-bit value (KNUM, KINT64;
+	// with GC64 also KGC, KPTR, KKPTR): its value, not an instruction.
+	bool value_slot = false;
 };
 
 struct TraceSnapshot {

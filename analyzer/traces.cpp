@@ -174,8 +174,8 @@ std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
 	// two slots, the payload in the upper one.
 	for (size_t i = 0; i + t.nk < LJ_REF_BIAS; i++) {
 		resolve_constant(mem, gc64, *raw, i, t.ir[i]);
-		if (has_wide_payload(t.ir[i], gc64))
-			i++;
+		if (has_wide_payload(t.ir[i], gc64) && i + 1 < n)
+			t.ir[++i].value_slot = true;
 	}
 	return {};
 }

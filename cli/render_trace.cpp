@@ -18,21 +18,9 @@ namespace {
 
 using nlohmann::json;
 
-// Whether op is a constant whose value fills the IR slot after it
-// (lj_ir.h: ir_knum and ir_kint64 always, ir_kgc and ir_kptr with GC64).
-bool has_value_slot(uint8_t op, bool gc64)
-{
-	if (op >= std::size(lj_ir_ops))
-		return false;
-	std::string_view name = lj_ir_ops[op].name;
-	return name == "KNUM" || name == "KINT64" ||
-	       (gc64 && (name == "KGC" || name == "KPTR" || name == "KKPTR"));
-}
-
-json ir_json(const Trace &t, bool gc64)
+json ir_json(const Trace &t)
 {
 	json ir = json::array();
-	bool value_slot = false; // this slot holds the constant before it
 	for (size_t i = 0; i < t.ir.size(); i++) {
 		const IrIns &ins = t.ir[i];
 		json j = {{"ref", int64_t(t.nk + i) - LJ_REF_BIAS},
@@ -42,14 +30,13 @@ json ir_json(const Trace &t, bool gc64)
 			  {"op2", ins.op2},
 			  {"prev", ins.prev}};
 		// Names as jit.dump prints them, except for a constant's value slot.
-		if (!value_slot) {
+		if (!ins.value_slot) {
 			std::string type_name = irtype_name(ins.type & LJ_IRT_TYPE);
 			while (type_name.ends_with(' '))
 				type_name.pop_back();
 			j["op_name"] = ins.op < std::size(lj_ir_ops) ? lj_ir_ops[ins.op].name : "?";
 			j["type_name"] = type_name;
 		}
-		value_slot = !value_slot && has_value_slot(ins.op, gc64);
 		if (ins.k)
 			j["k"] = json_address(ins.k);
 		if (ins.str_len)
@@ -128,7 +115,7 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 			    {"size", t.szmcode},
 			    {"loop", t.mcloop},
 			    {"spadjust", t.spadjust}}},
-			  {"ir", ir_json(t, set.gc64)},
+			  {"ir", ir_json(t)},
 			  {"snapshots", std::move(snaps)}};
 		if (!t.start_function.empty())
 			j["start"]["function"] = t.start_function;
