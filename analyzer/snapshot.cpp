@@ -100,7 +100,6 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum, R
 	}
 }
 
-// Appends one page to the pieces, merged with the one before when adjacent.
 // Zeroes the lines of the page at vaddr that were not read.
 void keep_read_lines(std::vector<std::byte> &page, uint64_t vaddr, const std::set<uint64_t> &lines)
 {
@@ -111,6 +110,7 @@ void keep_read_lines(std::vector<std::byte> &page, uint64_t vaddr, const std::se
 				    std::byte{0});
 }
 
+// Appends one page to the pieces, merged with the one before when adjacent.
 void add_page(std::vector<CorePiece> &memory, uint64_t vaddr, std::vector<std::byte> bytes,
 	      bool writable)
 {

@@ -1,6 +1,5 @@
 #include "readers/native_stack.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -83,15 +82,9 @@ int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf
 	int n = dwfl_module_build_id(mod, &id, &vaddr);
 	if (n < 2)
 		return -1;
-	std::string path = "/usr/lib/debug/.build-id/";
-	char hex[3];
-	for (int i = 0; i < n; i++) {
-		snprintf(hex, sizeof hex, "%02x", id[i]);
-		path += hex;
-		if (i == 0)
-			path += '/';
-	}
-	path += ".debug";
+	std::string hex = hex_string(id, size_t(n));
+	std::string path =
+		"/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
 	int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(path.c_str());
