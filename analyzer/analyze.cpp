@@ -287,14 +287,11 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 	    (options.scan == ScanMode::automatic && vms.empty())) {
 		size_t before = vms.size();
 		for (auto &c : scan_for_vms(target, layouts)) {
-			bool known = false;
-			for (auto &v : vms)
-				if (v.g == c.g) {
-					v.checks.push_back("also found by the memory scan");
-					known = true;
-				}
-			if (!known)
-				vms.push_back(std::move(c));
+			uint64_t g = c.g;
+			if (!add_candidate(vms, std::move(c)))
+				for (auto &v : vms)
+					if (v.g == g)
+						v.checks.push_back("also found by the memory scan");
 		}
 		a.evidence.push_back("memory scan: " + std::to_string(vms.size() - before) +
 				     " more VM(s)");

@@ -1,5 +1,8 @@
 #include "analyzer/vm_locator.h"
 
+#include <algorithm>
+#include <array>
+
 #include "analyzer/lua_symbolize.h"
 
 namespace ljcore {
@@ -48,7 +51,33 @@ int vm_register(Arch arch)
 	return arch == Arch::x86_64 ? 14 : 22;
 }
 
-Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint64_t g)
+namespace {
+
+// The interpreter's dispatch table (GG_State.dispatch, lj_dispatch.h) holds
+// the address of each bytecode's handler, all in the VM's machine code.
+// It follows g directly without a JIT and after jit_State with one, which
+// is what tells those builds apart when no DWARF says which one ran:
+// under the wrong layout the table's place holds heap data, not code
+// addresses (GC headers, lengths, nulls). Checked: every handler of the
+// first bytecodes (all versions have more) is set, all within a span no
+// VM's code exceeds. A preference, not a condition: a VM whose table was
+// overwritten still has stacks to show.
+bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
+{
+	constexpr uint64_t handlers = 64;
+	constexpr uint64_t code_span = 1 << 20;
+	const lj_layout &ly = mem.layout();
+	std::array<uint64_t, handlers> table;
+	if (!mem.memory().read(g - ly.gg_g + ly.gg_dispatch,
+			       std::as_writable_bytes(std::span(table))))
+		return false;
+	auto [low, high] = std::minmax_element(table.begin(), table.end());
+	return *low != 0 && *high - *low < code_span;
+}
+
+} // namespace
+
+Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by)
 {
 	const lj_layout &ly = mem.layout();
 	std::vector<std::string> checks;
@@ -79,7 +108,29 @@ Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint
 			return fail("G(g->cur_L) != g");
 		checks.push_back("G(cur_L) == g");
 	}
-	return checks;
+	VmCandidate c;
+	c.g = g;
+	c.layout = &ly;
+	c.found_by = std::move(found_by);
+	c.checks = std::move(checks);
+	c.dispatch_ok = dispatch_table_fits(mem, g);
+	if (c.dispatch_ok)
+		c.checks.push_back("dispatch table points into code");
+	return c;
+}
+
+bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c)
+{
+	for (auto &f : found) {
+		if (f.g != c.g)
+			continue;
+		if (f.dispatch_ok || !c.dispatch_ok)
+			return false;
+		f = std::move(c);
+		return true;
+	}
+	found.push_back(std::move(c));
+	return true;
 }
 
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
@@ -88,10 +139,11 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 				  std::vector<std::string> &evidence)
 {
 	std::vector<VmCandidate> found;
-	auto known = [&](uint64_t g) {
+	// Found already, with a layout no other can better.
+	auto settled = [&](uint64_t g) {
 		for (auto &c : found)
 			if (c.g == g)
-				return true;
+				return c.dispatch_ok;
 		return false;
 	};
 	const int reg = vm_register(arch);
@@ -111,11 +163,18 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					uint64_t g = arch == Arch::x86_64
 							     ? v - ly->gg_dispatch + ly->gg_g
 							     : v;
-					if (known(g))
+					if (settled(g))
 						continue;
 					LuaMemory mem(memory, *ly);
-					auto checks = check_global_state(mem, g);
-					if (!checks) {
+					auto c = check_global_state(
+						mem, g,
+						std::string("VM register ") + reg_name +
+							" at frame #" + std::to_string(i) +
+							(f.function.empty() ? ""
+									    : " " + f.function) +
+							" of thread " +
+							std::to_string(stacks[t].tid));
+					if (!c) {
 						// Frames outside the VM only pass the
 						// register on: their misses are noise.
 						if (pass == 0 || i == 0)
@@ -125,23 +184,13 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 								" of thread " +
 								std::to_string(stacks[t].tid) +
 								", layout " + ly->name + ": g " +
-								hex(g) + " rejected: " +
-								checks.error().message);
+								hex(g) +
+								" rejected: " + c.error().message);
 						continue;
 					}
-					VmCandidate c{g,
-						      ly,
-						      std::string("VM register ") + reg_name +
-							      " at frame #" + std::to_string(i) +
-							      (f.function.empty()
-								       ? ""
-								       : " " + f.function) +
-							      " of thread " +
-							      std::to_string(stacks[t].tid),
-						      *checks,
-						      t,
-						      i};
-					found.push_back(std::move(c));
+					c->thread = t;
+					c->frame = i;
+					add_candidate(found, std::move(*c));
 				}
 			}
 		}
@@ -163,21 +212,20 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 			auto g = mem.ref(*L + ly->L_glref);
 			if (!g)
 				continue;
-			if (known(*g)) {
+			if (settled(*g)) {
 				for (auto &c : found)
 					if (c.g == *g)
 						c.checks.push_back("also found by symbol globalL");
 				break;
 			}
-			auto checks = check_global_state(mem, *g);
-			if (!checks) {
+			auto c = check_global_state(mem, *g, "symbol globalL in " + sym->module);
+			if (!c) {
 				evidence.push_back("symbol globalL, layout " +
 						   std::string(ly->name) + ": g " + hex(*g) +
-						   " rejected: " + checks.error().message);
+						   " rejected: " + c.error().message);
 				continue;
 			}
-			found.push_back(VmCandidate{*g, ly, "symbol globalL in " + sym->module,
-						    *checks, std::nullopt, std::nullopt});
+			add_candidate(found, std::move(*c));
 		}
 	}
 	return found;

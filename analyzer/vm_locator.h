@@ -17,14 +17,23 @@ struct VmCandidate {
 	const lj_layout *layout = nullptr;
 	std::string found_by;
 	std::vector<std::string> checks; // what it passed
+	// The dispatch table is where the layout puts it: what tells a build
+	// with the JIT from one without when both layouts fit g.
+	bool dispatch_ok = false;
 	// Where the DISPATCH register pointed at it, if that is how.
 	std::optional<size_t> thread, frame;
 };
 
 // A global_State is accepted only when it is consistent with itself:
 // G(mainthread) == g, mainthread sits right before g in GG_State,
-// strempty is an empty string, and G(cur_L) == g.
-Expected<std::vector<std::string>> check_global_state(const LuaMemory &mem, uint64_t g);
+// strempty is an empty string, and G(cur_L) == g. The candidate has the
+// checks passed and whether its dispatch table checks out.
+Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by);
+
+// Adds c to found unless its g is there already, in which case c replaces
+// that one only if it has the better layout (dispatch_ok where the other
+// has not). Returns whether c was taken.
+bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c);
 
 // The DWARF register that holds the VM's dispatch table (x86_64 r14) or
 // global_State (aarch64 GLREG x22).

@@ -1,0 +1,104 @@
+// Which built-in layout a global_State gets when no DWARF says: a build
+// with the JIT puts jit_State between g and the dispatch table, one without
+// does not, and only the dispatch table tells them apart.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/builtin_layouts.h"
+#include "analyzer/vm_locator.h"
+
+using namespace ljcore;
+
+namespace {
+
+// One stretch of memory at a fixed address; reads outside it miss.
+class BufferMemory final : public Memory {
+public:
+	BufferMemory(uint64_t base, size_t size) : base_(base), bytes_(size) {}
+
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override
+	{
+		if (addr < base_ || addr - base_ > bytes_.size() ||
+		    bytes_.size() - (addr - base_) < out.size())
+			return std::unexpected(ReadMiss{addr, "outside the test buffer"});
+		std::memcpy(out.data(), bytes_.data() + (addr - base_), out.size());
+		return {};
+	}
+	template <typename T> void put(uint64_t addr, T value)
+	{
+		std::memcpy(bytes_.data() + (addr - base_), &value, sizeof value);
+	}
+
+private:
+	uint64_t base_;
+	std::vector<std::byte> bytes_;
+};
+
+const lj_layout &layout_named(std::string_view name)
+{
+	for (const lj_layout *ly : builtin_layouts(Arch::x86_64))
+		if (name == ly->name)
+			return *ly;
+	FAIL("no built-in layout " << name);
+	throw;
+}
+
+constexpr uint64_t gg = 0x7f0000001000;   // GG_State
+constexpr uint64_t code = 0x555555560000; // the VM's handlers
+
+// A GG_State as lj_state_new leaves it, laid out as ly says, with its
+// dispatch table of 64 handlers filled unless told otherwise.
+BufferMemory vm_memory(const lj_layout &ly, bool dispatch)
+{
+	BufferMemory mem(gg, 64 << 10);
+	const uint64_t g = gg + ly.gg_g;
+	mem.put<uint64_t>(g + ly.g_mainthref, gg);
+	mem.put<uint64_t>(gg + ly.L_glref, g);
+	mem.put<uint8_t>(gg + LJ_GCT_OFFSET(&ly), LJ_TTHREAD);
+	mem.put<uint8_t>(g + ly.g_strempty + LJ_GCT_OFFSET(&ly), LJ_TSTR);
+	for (uint64_t i = 0; dispatch && i < 64; i++)
+		mem.put<uint64_t>(gg + ly.gg_dispatch + 8 * i, code + 0x80 * i);
+	return mem;
+}
+
+} // namespace
+
+TEST_CASE("a build without the JIT gets its own layout, not the JIT's")
+{
+	const lj_layout &jit = layout_named("upstream LuaJIT 2.1, GC64, x86_64");
+	const lj_layout &nojit = layout_named("upstream LuaJIT 2.1, GC64, JIT disabled, x86_64");
+	REQUIRE(jit.gg_g == nojit.gg_g);
+	REQUIRE(jit.gg_dispatch != nojit.gg_dispatch);
+	BufferMemory mem = vm_memory(nojit, true);
+	const uint64_t g = gg + nojit.gg_g;
+
+	auto as_jit = check_global_state(LuaMemory(mem, jit), g, "test");
+	auto as_nojit = check_global_state(LuaMemory(mem, nojit), g, "test");
+	REQUIRE(as_jit.has_value());
+	REQUIRE(as_nojit.has_value());
+	CHECK_FALSE(as_jit->dispatch_ok);
+	CHECK(as_nojit->dispatch_ok);
+
+	// Whichever layout is tried first, the one that fits is kept.
+	std::vector<VmCandidate> found;
+	CHECK(add_candidate(found, *as_jit));
+	CHECK(add_candidate(found, *as_nojit));
+	CHECK_FALSE(add_candidate(found, *as_jit));
+	REQUIRE(found.size() == 1);
+	CHECK(found[0].layout == &nojit);
+}
+
+TEST_CASE("a VM whose dispatch table was overwritten is still found")
+{
+	const lj_layout &jit = layout_named("upstream LuaJIT 2.1, GC64, x86_64");
+	BufferMemory mem = vm_memory(jit, false);
+	auto c = check_global_state(LuaMemory(mem, jit), gg + jit.gg_g, "test");
+	REQUIRE(c.has_value());
+	CHECK_FALSE(c->dispatch_ok);
+	std::vector<VmCandidate> found;
+	CHECK(add_candidate(found, *c));
+	CHECK(found.size() == 1);
+}
