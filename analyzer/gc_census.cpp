@@ -71,12 +71,12 @@ public:
 		addr_ = addr;
 		avail_ = 0;
 		failed_ = false;
-		return ensure(header_bytes);
+		return ensure(0, header_bytes);
 	}
 	template <typename T> T at(size_t off)
 	{
 		T v{};
-		if (ensure(off + sizeof v))
+		if (ensure(off, sizeof v))
 			memcpy(&v, p_ + off, sizeof v);
 		return v;
 	}
@@ -102,10 +102,12 @@ private:
 	// nextgc, marked, gct: enough for any build.
 	static constexpr size_t header_bytes = 10;
 
-	bool ensure(size_t n) { return n <= avail_ || refill(n); }
+	// The object's bytes [off, off + size) at p_ + off.
+	bool ensure(size_t off, size_t size) { return off + size <= avail_ || refill(off, size); }
 
-	bool refill(size_t n)
+	bool refill(size_t off, size_t size)
 	{
+		const size_t n = off + size;
 		uint64_t rel = addr_ - view_.addr;
 		if (rel >= view_.bytes.size() || view_.bytes.size() - rel < n)
 			view_ = addr_ - ahead_.addr < ahead_.bytes.size() ? ahead_
@@ -116,16 +118,20 @@ private:
 			avail_ = view_.bytes.size() - rel;
 			return true;
 		}
+		// Only the field itself: a snapshot recording the reads keeps no
+		// more of the object than the census needed.
 		auto r = n <= sizeof buf_
-				 ? mem_.read(addr_, std::as_writable_bytes(std::span(buf_, n)))
-				 : std::unexpected(ReadMiss{addr_, "object field too far"});
+				 ? mem_.read(addr_ + off,
+					     std::as_writable_bytes(std::span(buf_ + off, size)))
+				 : std::unexpected(ReadMiss{addr_ + off, "object field too far"});
 		if (!r) {
 			miss_ = r.error();
 			failed_ = true;
 			return false;
 		}
+		// buf_ now holds this field, and the prefix only if it is one.
 		p_ = buf_;
-		avail_ = n;
+		avail_ = off == 0 ? n : 0;
 		return true;
 	}
 

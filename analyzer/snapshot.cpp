@@ -31,15 +31,36 @@ struct ModuleRange {
 	bool header = false;
 };
 
+// Reads, and so keeps, what libdwfl looks at in a module's first page to
+// recognise it: the ELF header, the program headers and the notes (with
+// the build-id) when they lie in that page.
+void add_elf_header(uint64_t start, RecordingTarget &rec)
+{
+	const uint64_t page = RecordingTarget::page_size;
+	auto eh = rec.read_value<Elf64_Ehdr>(start);
+	if (!eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr))
+		return;
+	for (uint64_t i = 0; i < eh->e_phnum; i++) {
+		uint64_t at = eh->e_phoff + i * sizeof(Elf64_Phdr);
+		if (at + sizeof(Elf64_Phdr) > page)
+			break;
+		auto ph = rec.read_value<Elf64_Phdr>(start + at);
+		if (ph && ph->p_type == PT_NOTE && ph->p_offset < page)
+			rec.add_range(start + ph->p_offset,
+				      std::min(ph->p_filesz, page - ph->p_offset));
+	}
+}
+
 // Keeps what native unwinding and debuggers need beyond what the analysis
 // read: each thread's stack from its innermost stack pointer to the
-// outermost frame the unwinder reached, and per module the ELF header page
-// (libdwfl recognises modules by it and its build-id note) and the start of
-// its writable data (r_debug and the link_map chain live there).
+// outermost frame the unwinder reached, and per module its ELF header.
+// With whole pages (keep_module_data), also the start of each module's
+// writable data, where debuggers find the C library's state.
 void add_native_needs(const Target &target, const NativeSession &native,
 		      const std::vector<ModuleRange> &modules,
 		      const std::vector<std::pair<uint64_t, uint64_t>> &writable,
-		      RecordingTarget &rec)
+		      bool keep_module_data, RecordingTarget &rec)
 {
 	const int sp_reg = target.arch() == Arch::x86_64 ? 7 : 31;
 	for (const ThreadInfo &t : target.threads()) {
@@ -51,7 +72,9 @@ void add_native_needs(const Target &target, const NativeSession &native,
 	}
 	for (const ModuleRange &m : modules) {
 		if (m.header)
-			rec.add_range(m.start, RecordingTarget::page_size);
+			add_elf_header(m.start, rec);
+		if (!keep_module_data)
+			continue;
 		for (auto [start, size] : writable)
 			if (start < m.end && m.start < start + size)
 				rec.add_range(start, std::min(size, max_module_data));
@@ -92,6 +115,7 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum, R
 	rec.add_range(r_debug, 40);
 	// struct link_map { l_addr; char *l_name; l_ld; l_next; l_prev; }
 	for (uint64_t lm = map.value_or(0), n = 0; lm && n < 1024; n++) {
+		rec.add_range(lm, 40);
 		auto name = rec.read_value<uint64_t>(lm + 8);
 		if (name && *name)
 			rec.add_range(*name, 256);
@@ -100,13 +124,13 @@ void add_link_map(std::optional<uint64_t> phdr, std::optional<uint64_t> phnum, R
 	}
 }
 
-// Zeroes the lines of the page at vaddr that were not read.
-void keep_read_lines(std::vector<std::byte> &page, uint64_t vaddr, const std::set<uint64_t> &lines)
+// Zeroes the words of the page at vaddr that were not read.
+void keep_read_words(std::vector<std::byte> &page, uint64_t vaddr, const std::set<uint64_t> &words)
 {
-	const uint64_t line = RecordingTarget::line_size;
-	for (uint64_t off = 0; off < page.size(); off += line)
-		if (!lines.count((vaddr + off) / line))
-			std::fill_n(page.begin() + off, std::min(line, page.size() - off),
+	const uint64_t word = RecordingTarget::word_size;
+	for (uint64_t off = 0; off < page.size(); off += word)
+		if (!words.count((vaddr + off) / word))
+			std::fill_n(page.begin() + off, std::min(word, page.size() - off),
 				    std::byte{0});
 }
 
@@ -151,21 +175,54 @@ std::optional<uint64_t> auxv_find(std::span<const std::byte> auxv, uint64_t type
 	return std::nullopt;
 }
 
-} // namespace
+struct Reads {
+	std::set<uint64_t> pages, words;
+};
 
-Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
-				       const AnalyzeOptions &options, bool only_read_bytes)
+// What the analysis reads of the core alone (FileLookup::core_only), as a
+// fixture is checked: without the files' unwind tables the VM may be found
+// another way (the heap scan), reading other words.
+Expected<Reads> reads_of_core_alone(const std::string &core_path, AnalyzeOptions options)
 {
+	options.lookup = FileLookup{.exe = {}, .sysroot = {}, .core_only = true};
 	auto core = ElfCore::open(core_path, options.lookup);
 	if (!core)
 		return std::unexpected(core.error());
 	auto native = NativeSession::open_core(**core);
 	if (!native)
 		return std::unexpected(native.error().context(core_path));
-	// Offline, reading more costs only time: keep every coroutine.
-	RecordingTarget rec(**core, only_read_bytes);
+	RecordingTarget rec(**core, true);
+	analyze_target(rec, **native, options);
+	return Reads{rec.pages(), rec.words()};
+}
+
+} // namespace
+
+Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
+				       const AnalyzeOptions &options, bool only_read_bytes)
+{
+	// Offline, reading more costs only time: keep every coroutine and the
+	// JIT's traces with what the trace table reads of their machine code.
 	AnalyzeOptions full = options;
 	full.all_coroutines = true;
+	full.traces = true;
+	full.mcode = true;
+	// Only ljcore reads such a core back, and from the core alone.
+	Reads alone;
+	if (only_read_bytes) {
+		auto r = reads_of_core_alone(core_path, full);
+		if (!r)
+			return std::unexpected(r.error());
+		alone = std::move(*r);
+	}
+	auto core = ElfCore::open(core_path, options.lookup);
+	if (!core)
+		return std::unexpected(core.error());
+	auto native = NativeSession::open_core(**core);
+	if (!native)
+		return std::unexpected(native.error().context(core_path));
+	RecordingTarget rec(**core, only_read_bytes);
+	rec.add(alone.pages, alone.words);
 	analyze_target(rec, **native, full);
 	std::vector<ModuleRange> modules;
 	for (const FileMapping &m : (*core)->files().mappings())
@@ -174,7 +231,7 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 	for (const CoreSegment &seg : (*core)->segments())
 		if (seg.writable)
 			writable.emplace_back(seg.vaddr, seg.filesz);
-	add_native_needs(**core, **native, modules, writable, rec);
+	add_native_needs(**core, **native, modules, writable, !only_read_bytes, rec);
 	add_link_map((*core)->auxv_value(AT_PHDR), (*core)->auxv_value(AT_PHNUM), rec);
 
 	// Pages the core holds; file-backed pages the core left out stay out
@@ -188,7 +245,7 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 		if (!(*core)->read_core_only(p * page, bytes))
 			continue;
 		if (only_read_bytes)
-			keep_read_lines(bytes, p * page, rec.lines());
+			keep_read_words(bytes, p * page, rec.words());
 		bool writable_page = false;
 		for (auto &seg : (*core)->segments())
 			if (p * page >= seg.vaddr && p * page - seg.vaddr < seg.memsz)
@@ -218,7 +275,7 @@ Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 		if (m.writable)
 			writable.emplace_back(m.start, m.end - m.start);
 	}
-	add_native_needs(live, native, modules, writable, rec);
+	add_native_needs(live, native, modules, writable, true, rec);
 	add_link_map(auxv_find(live.auxv(), AT_PHDR), auxv_find(live.auxv(), AT_PHNUM), rec);
 
 	// Copy the pages while the threads are still stopped, so that the

@@ -15,14 +15,15 @@ struct SnapshotResult {
 	uint64_t paused_us = 0;    // for a live process: how long it was stopped
 };
 
-// Analyzes the core (every coroutine) while recording what is read, adds
-// what native unwinding needs (thread stacks, ELF headers of mapped files),
-// and writes those pages with the core's own notes.
+// Analyzes the core (every coroutine, the traces) while recording what is
+// read, adds what native unwinding needs (thread stacks, ELF headers of
+// mapped files), and writes those pages with the core's own notes.
 // out_path ending in ".zst" is written zstd-compressed.
 // only_read_bytes: the bytes of a kept page the analysis did not read
-// (in 64-byte lines) are written as zeros, which compresses to nearly
-// nothing. For regression fixtures, which only ljcore reads back; a
-// debugger would take those zeros for the process's data.
+// (in 4-byte words) are written as zeros, which compresses to nearly
+// nothing, and of the modules only their ELF headers are kept. For
+// regression fixtures, which only ljcore reads back; a debugger would take
+// those zeros for the process's data.
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options, bool only_read_bytes = false);
 

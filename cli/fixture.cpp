@@ -1,5 +1,6 @@
 #include "cli/fixture.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,7 +20,9 @@ using nlohmann::json;
 namespace {
 
 // 2: expected.json also holds each VM's traces and GC heap census.
-constexpr int fixture_schema = 2;
+// 3: a VM's stack only where no coroutine has it already; cores keep only
+// the 4-byte words read, and of modules only their ELF headers.
+constexpr int fixture_schema = 3;
 constexpr const char *core_name = "core.zst";
 constexpr const char *expected_name = "expected.json";
 constexpr const char *manifest_name = "manifest.json";
@@ -67,6 +70,12 @@ json fixture_view(const Analysis &a)
 		strip(vm["stack"]);
 		for (auto &co : vm["coroutines"])
 			strip(co["stack"]);
+		// The running coroutine's stack is also in the list: once is enough.
+		for (auto &co : vm["coroutines"])
+			if (co["stack"] == vm["stack"]) {
+				vm.erase("stack");
+				break;
+			}
 		if (i < a.vms.size() && a.vms[i].traces)
 			vm["traces"] = trace_set_json(*a.vms[i].traces, false);
 		if (i < a.vms.size() && a.vms[i].gc)
@@ -83,7 +92,10 @@ json read_json(const fs::path &p)
 
 Expected<json> analyze_fixture(const fs::path &dir)
 {
-	auto a = analyze_core((dir / core_name).string(), fixture_options({}));
+	// The fixture's core alone, not the files this machine happens to have.
+	AnalyzeOptions options = fixture_options({});
+	options.lookup.core_only = true;
+	auto a = analyze_core((dir / core_name).string(), options);
 	if (!a)
 		return std::unexpected(a.error());
 	return fixture_view(*a);
@@ -119,9 +131,42 @@ std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
 	return out;
 }
 
+bool is_leaf(const json &j)
+{
+	if (!j.is_structured())
+		return true;
+	return std::all_of(j.begin(), j.end(), [](const json &m) { return !m.is_structured(); });
+}
+
+// Indented JSON, except that an object or array of plain values (a frame,
+// an IR instruction, a census line) stays on one line: a third of the size
+// of dump(2), and a change shows as one changed line in a review's diff.
+// The top level is always spread out, one member per line.
+void write_compact(std::ostream &out, const json &j, int depth)
+{
+	if (is_leaf(j) && (depth > 0 || j.empty())) {
+		out << j.dump();
+		return;
+	}
+	const std::string indent(size_t(2 * (depth + 1)), ' ');
+	const bool object = j.is_object();
+	out << (object ? "{\n" : "[\n");
+	bool first = true;
+	for (auto it = j.begin(); it != j.end(); ++it) {
+		out << (first ? "" : ",\n") << indent;
+		first = false;
+		if (object)
+			out << json(it.key()).dump() << ": ";
+		write_compact(out, *it, depth + 1);
+	}
+	out << "\n" << std::string(size_t(2 * depth), ' ') << (object ? "}" : "]");
+}
+
 void write_json(const fs::path &p, const json &j)
 {
-	std::ofstream(p) << j.dump(2) << "\n";
+	std::ofstream out(p);
+	write_compact(out, j, 0);
+	out << "\n";
 }
 
 // "/vms/0/stack/frames/2/name: expected "f", got "g"" for each change.

@@ -50,6 +50,8 @@ void add_segments(const ElfFile &f, uint64_t bias, const std::string &path,
 
 std::string disk_path(const FileLookup &lookup, const std::string &path, bool is_exe)
 {
+	if (lookup.core_only)
+		return {};
 	if (is_exe && !lookup.exe.empty())
 		return lookup.exe;
 	return lookup.sysroot + path;

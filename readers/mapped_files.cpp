@@ -60,6 +60,8 @@ const FileMapping *MappedFiles::mapping_at(uint64_t addr) const
 
 std::string MappedFiles::disk_path(const std::string &core_path) const
 {
+	if (lookup_.core_only)
+		return {};
 	if (!lookup_.exe.empty() && core_path == exe_path_)
 		return lookup_.exe;
 	return lookup_.sysroot + core_path;
@@ -126,7 +128,10 @@ const MappedFiles::OpenFile &MappedFiles::open(const std::string &core_path) con
 	OpenFile &f = *slot;
 	f.status.core_path = core_path;
 	f.status.disk_path = disk_path(core_path);
-
+	if (f.status.disk_path.empty()) {
+		f.status.detail = "not looked for: only the core is read";
+		return f;
+	}
 	int fd = ::open(f.status.disk_path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		f.status.detail = f.status.disk_path + ": " + strerror(errno);

@@ -27,6 +27,9 @@ struct FileMapping {
 struct FileLookup {
 	std::string exe;     // --exe: replaces the main executable's path
 	std::string sysroot; // --sysroot: prefix for every other path
+	// Read the core alone, no file of this machine: what a regression
+	// fixture pins must not depend on which files the checker has.
+	bool core_only = false;
 };
 
 enum class BuildIdCheck { matched, unverified, mismatched, unreadable };
@@ -54,7 +57,9 @@ public:
 	const std::string &exe_path() const { return exe_path_; }
 
 	// The path on this machine for a path recorded in the core.
+	// Where a file of the core is looked for; empty when files are not read.
 	std::string disk_path(const std::string &core_path) const;
+	bool core_only() const { return lookup_.core_only; }
 
 	// Serves [addr, addr+out.size()) from the file behind its mapping.
 	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const;

@@ -42,6 +42,8 @@ bool same_build_id(Dwfl_Module *mod, Elf *elf)
 int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 	     char **file_name, Elf **elfp)
 {
+	if (active_files && active_files->core_only())
+		return -1;
 	if (active_files && modname && modname[0] == '/') {
 		std::string path = active_files->disk_path(modname);
 		int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -73,6 +75,8 @@ int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf
 		   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		   char **debuginfo_file_name)
 {
+	if (active_files && active_files->core_only())
+		return -1;
 	if (debuginfod_wanted())
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,

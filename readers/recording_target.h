@@ -1,6 +1,8 @@
 // A target that remembers which pages were read through it, so that a
 // snapshot can keep exactly the memory an analysis needs; optionally also
-// which 64-byte lines of them, for snapshots that keep only those bytes.
+// which 4-byte words of them, for snapshots that keep only those bytes
+// (that fine: of a GC object the census reads a field or two, and a
+// string's hash next to its length would be kept for nothing).
 #pragma once
 
 #include <set>
@@ -12,10 +14,10 @@ namespace ljcore {
 class RecordingTarget final : public Target {
 public:
 	static constexpr uint64_t page_size = 4096;
-	static constexpr uint64_t line_size = 64;
+	static constexpr uint64_t word_size = 4;
 
-	explicit RecordingTarget(const Target &inner, bool record_lines = false)
-	    : inner_(inner), record_lines_(record_lines)
+	explicit RecordingTarget(const Target &inner, bool record_words = false)
+	    : inner_(inner), record_words_(record_words)
 	{
 	}
 
@@ -36,9 +38,16 @@ public:
 
 	// Page numbers (address / page_size) read so far.
 	const std::set<uint64_t> &pages() const { return pages_; }
-	// Line numbers (address / line_size) read so far, if recorded.
-	const std::set<uint64_t> &lines() const { return lines_; }
+	// Word numbers (address / word_size) read so far, if recorded.
+	const std::set<uint64_t> &words() const { return words_; }
 	void add_range(uint64_t addr, uint64_t size) { note(addr, size); }
+	// What another reading of the same memory read.
+	void add(const std::set<uint64_t> &pages, const std::set<uint64_t> &words)
+	{
+		pages_.insert(pages.begin(), pages.end());
+		if (record_words_)
+			words_.insert(words.begin(), words.end());
+	}
 
 private:
 	void note(uint64_t addr, uint64_t size) const
@@ -47,15 +56,15 @@ private:
 			return;
 		for (uint64_t p = addr / page_size; p <= (addr + size - 1) / page_size; p++)
 			pages_.insert(p);
-		if (record_lines_)
-			for (uint64_t l = addr / line_size; l <= (addr + size - 1) / line_size; l++)
-				lines_.insert(l);
+		if (record_words_)
+			for (uint64_t w = addr / word_size; w <= (addr + size - 1) / word_size; w++)
+				words_.insert(w);
 	}
 
 	const Target &inner_;
-	const bool record_lines_;
+	const bool record_words_;
 	mutable std::set<uint64_t> pages_;
-	mutable std::set<uint64_t> lines_;
+	mutable std::set<uint64_t> words_;
 };
 
 } // namespace ljcore
