@@ -250,7 +250,7 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 		vms.push_back(std::move(v));
 	}
 	json j = {{"schema_version", Analysis::schema_version},
-		  {"core", a.source},
+		  {"source", a.source},
 		  {"arch", a.arch},
 		  {"vms", std::move(vms)},
 		  {"problems", a.problems}};
