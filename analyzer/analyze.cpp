@@ -411,15 +411,23 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 	return a;
 }
 
-Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
+Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup)
 {
-	auto core = ElfCore::open(path, options.lookup);
+	auto core = ElfCore::open(path, lookup);
 	if (!core)
 		return std::unexpected(core.error());
 	auto native = NativeSession::open_core(**core);
 	if (!native)
 		return std::unexpected(native.error().context(path));
-	Analysis a = analyze_target(**core, **native, options);
+	return CoreSession{std::move(*core), std::move(*native)};
+}
+
+Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options)
+{
+	auto session = open_core(path, options.lookup);
+	if (!session)
+		return std::unexpected(session.error());
+	Analysis a = analyze_target(*session->core, *session->native, options);
 	a.source = path;
 	return a;
 }

@@ -7,6 +7,7 @@
 
 #include "analyzer/gc_census.h"
 #include "analyzer/model.h"
+#include "readers/elf_core.h"
 #include "readers/error.h"
 #include "readers/live_process.h"
 #include "readers/mapped_files.h"
@@ -39,6 +40,13 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 
 // A running process, stopped (ptrace) only while it is read, never written.
 Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options);
+
+// A core file opened for reading, with its native unwinder.
+struct CoreSession {
+	std::unique_ptr<ElfCore> core;
+	std::unique_ptr<NativeSession> native;
+};
+Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup);
 
 // A process attached for reading, with its native unwinder; its threads run
 // again on process->resume() or when this goes away.

@@ -185,14 +185,11 @@ struct Reads {
 Expected<Reads> reads_of_core_alone(const std::string &core_path, AnalyzeOptions options)
 {
 	options.lookup = FileLookup{.exe = {}, .sysroot = {}, .core_only = true};
-	auto core = ElfCore::open(core_path, options.lookup);
-	if (!core)
-		return std::unexpected(core.error());
-	auto native = NativeSession::open_core(**core);
-	if (!native)
-		return std::unexpected(native.error().context(core_path));
-	RecordingTarget rec(**core, true);
-	analyze_target(rec, **native, options);
+	auto session = open_core(core_path, options.lookup);
+	if (!session)
+		return std::unexpected(session.error());
+	RecordingTarget rec(*session->core, true);
+	analyze_target(rec, *session->native, options);
 	return Reads{rec.pages(), rec.words()};
 }
 
@@ -215,39 +212,38 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 			return std::unexpected(r.error());
 		alone = std::move(*r);
 	}
-	auto core = ElfCore::open(core_path, options.lookup);
-	if (!core)
-		return std::unexpected(core.error());
-	auto native = NativeSession::open_core(**core);
-	if (!native)
-		return std::unexpected(native.error().context(core_path));
-	RecordingTarget rec(**core, only_read_bytes);
+	auto session = open_core(core_path, options.lookup);
+	if (!session)
+		return std::unexpected(session.error());
+	const ElfCore &core = *session->core;
+	const NativeSession &native = *session->native;
+	RecordingTarget rec(core, only_read_bytes);
 	rec.add(alone.pages, alone.words);
-	analyze_target(rec, **native, full);
+	analyze_target(rec, native, full);
 	std::vector<ModuleRange> modules;
-	for (const FileMapping &m : (*core)->files().mappings())
+	for (const FileMapping &m : core.files().mappings())
 		modules.push_back({m.start, m.end, m.file_offset == 0});
 	std::vector<std::pair<uint64_t, uint64_t>> writable;
-	for (const CoreSegment &seg : (*core)->segments())
+	for (const CoreSegment &seg : core.segments())
 		if (seg.writable)
 			writable.emplace_back(seg.vaddr, seg.filesz);
-	add_native_needs(**core, **native, modules, writable, !only_read_bytes, rec);
-	add_link_map((*core)->auxv_value(AT_PHDR), (*core)->auxv_value(AT_PHNUM), rec);
+	add_native_needs(core, native, modules, writable, !only_read_bytes, rec);
+	add_link_map(core.auxv_value(AT_PHDR), core.auxv_value(AT_PHNUM), rec);
 
 	// Pages the core holds; file-backed pages the core left out stay out
 	// (they come from the files, checked by build-id).
 	CoreContents out;
-	out.arch = (*core)->arch();
-	out.notes = (*core)->raw_notes();
+	out.arch = core.arch();
+	out.notes = core.raw_notes();
 	const uint64_t page = RecordingTarget::page_size;
 	for (uint64_t p : rec.pages()) {
 		std::vector<std::byte> bytes(page);
-		if (!(*core)->read_core_only(p * page, bytes))
+		if (!core.read_core_only(p * page, bytes))
 			continue;
 		if (only_read_bytes)
 			keep_read_words(bytes, p * page, rec.words());
 		bool writable_page = false;
-		for (auto &seg : (*core)->segments())
+		for (auto &seg : core.segments())
 			if (p * page >= seg.vaddr && p * page - seg.vaddr < seg.memsz)
 				writable_page = seg.writable;
 		add_page(out.memory, p * page, std::move(bytes), writable_page);
