@@ -198,10 +198,11 @@ Expected<Reads> reads_of_core_alone(const std::string &core_path, AnalyzeOptions
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options, bool only_read_bytes)
 {
-	// Offline, reading more costs only time: keep every coroutine and the
-	// JIT's traces with what the trace table reads of their machine code.
+	// The JIT's traces too, with what the trace table reads of their
+	// machine code: a few pages. Every coroutine only when asked for:
+	// finding them walks the GC heap, and whole pages of every object's
+	// header would be most of a big heap.
 	AnalyzeOptions full = options;
-	full.all_coroutines = true;
 	full.traces = true;
 	full.mcode = true;
 	// Only ljcore reads such a core back, and from the core alone.

@@ -15,9 +15,11 @@ struct SnapshotResult {
 	uint64_t paused_us = 0;    // for a live process: how long it was stopped
 };
 
-// Analyzes the core (every coroutine, the traces) while recording what is
-// read, adds what native unwinding needs (thread stacks, ELF headers of
-// mapped files), and writes those pages with the core's own notes.
+// Analyzes the core (and its traces) while recording what is read, adds
+// what native unwinding needs (thread stacks, ELF headers of mapped
+// files), and writes those pages with the core's own notes. Every
+// coroutine is kept only with options.all_coroutines: finding them walks
+// the whole GC heap, and a page of each object is most of a big heap.
 // out_path ending in ".zst" is written zstd-compressed.
 // only_read_bytes: the bytes of a kept page the analysis did not read
 // (in 4-byte words) are written as zeros, which compresses to nearly
@@ -30,8 +32,7 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 // The same for a running process: its threads stay stopped while the
 // analysis runs and the pages it read are copied, then run on; the
 // notes are those the kernel would write. Never writes to the process.
-// Every coroutine is kept only with options.all_coroutines: finding them
-// walks the whole GC heap, which stops a big process for much longer.
+// With options.all_coroutines the heap walk also stops it much longer.
 // source_bytes is the size of the process's mappings.
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 				      const AnalyzeOptions &options);

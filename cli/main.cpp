@@ -153,8 +153,8 @@ int main(int argc, char **argv)
 	std::string snapshot_out;
 	snapshot->add_option("-o,--output", snapshot_out, "the core file to write")->required();
 	snapshot->add_flag("--all", all,
-			   "with --pid: keep every coroutine too (stops the process longer); "
-			   "snapshots of cores always keep them");
+			   "keep every coroutine too: walks the GC heap, so the snapshot keeps "
+			   "a page of every heap object (and --pid stops the process longer)");
 
 	auto *fixture = app.add_subcommand(
 		"fixture", "regression fixtures: minimized core + expected analysis");

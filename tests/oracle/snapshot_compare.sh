@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks `ljcore snapshot` of a core: the minimized core must
 #   - be at most 2 MiB or 1% of the original, whichever is larger;
-#   - give the same `analyze --all --json` and `traces --json` as the original;
+#   - give the same `analyze --json` and `traces --json` as the original, and
+#     made with --all, the same `analyze --all --json`;
 #   - still be a core other tools read: eu-stack and gdb show the same native
 #     stacks on it as on the original (gdb only for cores of this machine's
 #     architecture: Debian's gdb reads no other).
@@ -27,6 +28,7 @@ sysroot_file=$(dirname "$core")/sysroot
 status=0
 
 "$ljcore" snapshot "${files[@]}" "$core" -o "$snap"
+"$ljcore" snapshot --all "${files[@]}" "$core" -o "$snap.all" >/dev/null
 core_bytes=$(stat -c %s "$core")
 snap_bytes=$(stat -c %s "$snap")
 limit=$((core_bytes / 100))
@@ -37,11 +39,11 @@ if ((snap_bytes > limit)); then
 fi
 
 # The same JSON but for the path of the core it was read from.
-same_json() { # NAME ARGS...
-  local name=$1 rc_core=0 rc_snap=0
-  shift
+same_json() { # NAME SNAPSHOT ARGS...
+  local name=$1 snapshot=$2 rc_core=0 rc_snap=0
+  shift 2
   "$ljcore" "$@" "${files[@]}" "$core" >"$tmp/$name.core.json" 2>/dev/null || rc_core=$?
-  "$ljcore" "$@" "${files[@]}" "$snap" >"$tmp/$name.snap.json" 2>/dev/null || rc_snap=$?
+  "$ljcore" "$@" "${files[@]}" "$snapshot" >"$tmp/$name.snap.json" 2>/dev/null || rc_snap=$?
   if ((rc_core != rc_snap)); then
     echo "FAIL: $name: exit $rc_core on the core, $rc_snap on the snapshot"
     status=1
@@ -59,8 +61,9 @@ EOF
     status=1
   fi
 }
-same_json analyze analyze --all --json
-same_json traces traces --json
+same_json analyze "$snap" analyze --json
+same_json traces "$snap" traces --json
+same_json analyze-all "$snap.all" analyze --all --json
 
 # The stack lines a tool prints for a core ("#N ..."), which must not be empty.
 same_stacks() { # TOOL COMMAND... (CORE is appended)
