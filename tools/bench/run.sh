@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Speed and memory of ljcore on a big core (a LuaJIT heap of ~450 MB), next
-# to gdb's plain backtrace of the same core; and how long `ljcore snapshot
-# --pid` stops a live process with such a heap, spinning in Lua (the VM
-# register finds it) and blocked in C (found by scanning the heap).
+# to gdb's plain backtrace of the same core; what `ljcore snapshot` of that
+# core keeps; and how long `ljcore snapshot --pid` stops a live process
+# with such a heap, spinning in Lua (the VM register finds it) and blocked
+# in C (found by scanning the heap).
 # Needs hyperfine and GNU time.
 # Usage: tools/bench/run.sh [MB]      (results: build/bench/*.txt)
 set -euo pipefail
@@ -16,6 +17,7 @@ echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/n
 
 hyperfine --warmup 1 --runs 5 --export-json speed.json \
   "$ljcore analyze core.big" \
+  "$ljcore snapshot core.big -o snap.core" \
   "gdb -batch -nx -ex bt $exe core.big"
 # hyperfine's summary shows the mean; the brief asks for the median.
 awk -F'"' '/"command"/ {cmd=$4} /"median"/ {split($0, v, ": "); sub(",", "", v[2]);
@@ -25,6 +27,13 @@ for cmd in "$ljcore analyze core.big" "gdb -batch -nx -ex bt $exe core.big"; do
   printf '%s: max RSS %s kB\n' "${cmd%% *}" \
     "$(awk -F': ' '/Maximum resident/ {print $2}' time.log)"
 done | tee memory.txt
+
+# What a snapshot of the core keeps: the default, and --all (every
+# coroutine, found by walking the whole heap).
+for mode in "" --all; do
+  "$ljcore" snapshot $mode core.big -o snap.core | sed "s/^snap.core/snapshot ${mode:-(default)}/"
+done | tee snapshot.txt
+rm -f snap.core
 
 # Live: median pause of snapshot --pid over 11 captures per process, of the
 # running stacks (the default) and of every coroutine (--all: walks the heap).
