@@ -7,9 +7,10 @@
 #   --missing: only make fixtures that do not exist yet (new scenarios or
 #   variants), leaving the committed ones byte for byte as they are.
 #   default: the variants of tools/variants.txt except the stripped source
-#   builds, plus nginx. A stripped build's memory is that of its debug twin;
-#   what stripping changes is how the VM is found, and the distro variants
-#   (stripped as shipped) pin that. Keeps testdata/fixtures at a few MB.
+#   builds, plus nginx. A stripped build's memory is that of its debug twin,
+#   and what stripping changes (the files' symbols and DWARF) a fixture
+#   never sees: it is checked from its core alone. The distro variants,
+#   stripped as shipped, are in. Keeps testdata/fixtures at a few MB.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
