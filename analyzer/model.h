@@ -125,7 +125,10 @@ struct VmResult {
 };
 
 struct Analysis {
-	static constexpr int schema_version = 1;
+	// Of every JSON output; bumped when a field changes meaning or goes
+	// away. 2: `traces --json` names what it read `source`, as the others
+	// do, no longer `core`.
+	static constexpr int schema_version = 2;
 
 	std::string source; // the core's path, or "process PID"
 	bool live = false;

@@ -25,7 +25,7 @@ void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
 void render_trace_mcode(std::ostream &out, const Trace &t);
 // with_listing: each trace's disassembly too.
 nlohmann::json trace_set_json(const TraceSet &set, bool with_listing);
-// Every VM's traces as JSON: schema_version, core, arch, vms[] {global_state,
+// Every VM's traces as JSON: schema_version, source, arch, vms[] {global_state,
 // layout, traces}.
 void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing);
 // Trace `number` of the first VM that has it, as render_trace_ir prints it;
