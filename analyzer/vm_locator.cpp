@@ -133,19 +133,20 @@ bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c)
 	return true;
 }
 
+bool settled(const std::vector<VmCandidate> &found, uint64_t g)
+{
+	for (auto &c : found)
+		if (c.g == g)
+			return c.dispatch_ok;
+	return false;
+}
+
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
 				  std::vector<std::string> &evidence)
 {
 	std::vector<VmCandidate> found;
-	// Found already, with a layout no other can better.
-	auto settled = [&](uint64_t g) {
-		for (auto &c : found)
-			if (c.g == g)
-				return c.dispatch_ok;
-		return false;
-	};
 	const int reg = vm_register(arch);
 	const char *reg_name = arch == Arch::x86_64 ? "r14 (DISPATCH)" : "x22 (GLREG)";
 
@@ -163,7 +164,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					uint64_t g = arch == Arch::x86_64
 							     ? v - ly->gg_dispatch + ly->gg_g
 							     : v;
-					if (settled(g))
+					if (settled(found, g))
 						continue;
 					LuaMemory mem(memory, *ly);
 					auto c = check_global_state(
@@ -212,7 +213,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 			auto g = mem.ref(*L + ly->L_glref);
 			if (!g)
 				continue;
-			if (settled(*g)) {
+			if (settled(found, *g)) {
 				for (auto &c : found)
 					if (c.g == *g)
 						c.checks.push_back("also found by symbol globalL");

@@ -35,6 +35,10 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 // has not). Returns whether c was taken.
 bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c);
 
+// Whether g is in found with a layout no other can better (dispatch_ok):
+// no other layout need be tried on it.
+bool settled(const std::vector<VmCandidate> &found, uint64_t g);
+
 // The DWARF register that holds the VM's dispatch table (x86_64 r14) or
 // global_State (aarch64 GLREG x22).
 int vm_register(Arch arch);

@@ -1,7 +1,6 @@
 #include "analyzer/vm_scan.h"
 
 #include <cstring>
-#include <set>
 
 namespace ljcore {
 
@@ -9,7 +8,6 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 				      const std::vector<const lj_layout *> &layouts)
 {
 	std::vector<VmCandidate> found;
-	std::set<uint64_t> settled; // found with a layout no other can better
 	target.visit_writable([&](uint64_t vaddr, std::span<const std::byte> bytes) {
 		for (const lj_layout *ly : layouts) {
 			const size_t ref = ly->ptrsize;
@@ -26,14 +24,12 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 					uint64_t g = vaddr + off;
 					Ref main;
 					memcpy(&main, bytes.data() + off + field, sizeof main);
-					if (main != Ref(g - ly->gg_g) || settled.count(g))
+					if (main != Ref(g - ly->gg_g) || settled(found, g))
 						continue;
 					auto c = check_global_state(mem, g,
 								    "scan of writable memory");
 					if (!c)
 						continue;
-					if (c->dispatch_ok)
-						settled.insert(g);
 					add_candidate(found, std::move(*c));
 				}
 			};

@@ -56,8 +56,8 @@ public:
 	const FileMapping *mapping_at(uint64_t addr) const;
 	const std::string &exe_path() const { return exe_path_; }
 
-	// The path on this machine for a path recorded in the core.
-	// Where a file of the core is looked for; empty when files are not read.
+	// The path on this machine for a path recorded in the core; empty when
+	// only the core is read (FileLookup::core_only).
 	std::string disk_path(const std::string &core_path) const;
 	bool core_only() const { return lookup_.core_only; }
 
