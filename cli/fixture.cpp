@@ -124,7 +124,7 @@ std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
 	std::vector<fs::path> out;
 	for (auto &root : roots) {
 		std::error_code ec;
-		if (fs::exists(fs::path(root) / manifest_name)) {
+		if (fs::exists(fs::path(root) / manifest_name, ec)) {
 			out.push_back(root);
 			continue;
 		}
@@ -204,7 +204,12 @@ void print_changes(const json &expected, const json &actual)
 
 int fixture_new(const FixtureNew &f)
 {
-	fs::create_directories(f.dir);
+	std::error_code ec;
+	fs::create_directories(f.dir, ec);
+	if (ec) {
+		std::cerr << "ljcore: " << f.dir << ": " << ec.message() << "\n";
+		return exit_unreadable;
+	}
 	fs::path dir(f.dir);
 	auto snap =
 		snapshot_core(f.core, (dir / core_name).string(), fixture_options(f.options), true);
