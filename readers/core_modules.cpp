@@ -23,8 +23,8 @@ struct Reader {
 };
 
 // The GNU build-id note among the notes at [addr, addr+size), read from
-// the core; vaddr is where those notes sit in the file's address space.
-void find_build_id(const Reader &r, uint64_t addr, uint64_t size, uint64_t vaddr, CoreModule &m)
+// the core.
+void find_build_id(const Reader &r, uint64_t addr, uint64_t size, CoreModule &m)
 {
 	std::vector<unsigned char> notes(size);
 	if (!r.read(addr, std::as_writable_bytes(std::span(notes))))
@@ -40,7 +40,7 @@ void find_build_id(const Reader &r, uint64_t addr, uint64_t size, uint64_t vaddr
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    memcmp(&notes[name_off], "GNU", 4) == 0 && nh.n_descsz > 0) {
 			m.build_id.assign(&notes[desc_off], &notes[desc_off + nh.n_descsz]);
-			m.build_id_vaddr = vaddr + desc_off;
+			m.build_id_addr = addr + desc_off;
 			return;
 		}
 		off = next;
@@ -73,7 +73,7 @@ std::optional<CoreModule> module_at(const Reader &r, const FileMapping &map)
 			m.start = std::min(m.start, bias + (ph.p_vaddr & ~(page - 1)));
 			m.end = std::max(m.end, bias + ph.p_vaddr + ph.p_memsz);
 		} else if (ph.p_type == PT_NOTE && m.build_id.empty() && ph.p_filesz <= page) {
-			find_build_id(r, bias + ph.p_vaddr, ph.p_filesz, ph.p_vaddr, m);
+			find_build_id(r, bias + ph.p_vaddr, ph.p_filesz, m);
 		}
 	}
 	if (m.end <= m.start)

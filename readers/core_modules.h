@@ -17,7 +17,7 @@ struct CoreModule {
 	std::string path;                    // as recorded in NT_FILE
 	uint64_t start = 0, end = 0;         // what its PT_LOAD segments span
 	std::vector<unsigned char> build_id; // empty when the core has none
-	uint64_t build_id_vaddr = 0;         // of the build-id bits, unrelocated
+	uint64_t build_id_addr = 0;          // of the build-id bits, in the process
 };
 
 // Each file mapped from offset 0 whose ELF header the core kept, with its

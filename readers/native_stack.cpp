@@ -226,7 +226,7 @@ void report_core_modules(Dwfl *dwfl, const ElfCore &core)
 		Dwfl_Module *mod = dwfl_report_module(dwfl, m.path.c_str(), m.start, m.end);
 		if (mod && !m.build_id.empty())
 			dwfl_module_report_build_id(mod, m.build_id.data(), m.build_id.size(),
-						    m.build_id_vaddr);
+						    m.build_id_addr);
 	}
 }
 
