@@ -47,7 +47,7 @@ void find_build_id(const Reader &r, uint64_t addr, uint64_t size, CoreModule &m)
 	}
 }
 
-// The module whose ELF header the core holds at base, if it is one.
+// The module whose ELF header the core holds where map starts, if any.
 std::optional<CoreModule> module_at(const Reader &r, const FileMapping &map)
 {
 	Elf64_Ehdr eh;
