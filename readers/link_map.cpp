@@ -22,6 +22,8 @@ struct ElfFile {
 ElfFile read_headers(const std::string &path)
 {
 	ElfFile f;
+	if (path.empty()) // the core alone is read (FileLookup::core_only)
+		return f;
 	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return f;

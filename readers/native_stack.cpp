@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "readers/core_modules.h"
+
 namespace ljcore {
 
 namespace {
@@ -211,6 +213,23 @@ std::string base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+// The core alone (FileLookup::core_only): modules named and placed as the
+// core records them, with the build-ids it holds, and no file behind them.
+// dwfl_core_file_report would open every path the core names, NT_FILE's
+// and the link_map chain's, and use the files it finds there.
+void report_core_modules(Dwfl *dwfl, const ElfCore &core)
+{
+	auto read = [&core](uint64_t addr, std::span<std::byte> out) {
+		return core.read_core_only(addr, out);
+	};
+	for (const CoreModule &m : core_modules(core.files().mappings(), read)) {
+		Dwfl_Module *mod = dwfl_report_module(dwfl, m.path.c_str(), m.start, m.end);
+		if (mod && !m.build_id.empty())
+			dwfl_module_report_build_id(mod, m.build_id.data(), m.build_id.size(),
+						    m.build_id_addr);
+	}
+}
+
 } // namespace
 
 Expected<std::unique_ptr<NativeSession>> NativeSession::open_core(const ElfCore &core)
@@ -258,6 +277,8 @@ Expected<void> NativeSession::report_modules(Dwfl *dwfl) const
 	if (!core_) {
 		if (dwfl_linux_proc_report(dwfl, target_->process().pid) != 0)
 			return fail(std::string("reporting modules: ") + dwfl_errmsg(-1));
+	} else if (core_->files().core_only()) {
+		report_core_modules(dwfl, *core_);
 	} else if (!core_->modules_without_nt_file().empty()) {
 		// No NT_FILE: libdwfl cannot find the modules itself.
 		for (const LoadedModule &m : core_->modules_without_nt_file()) {
