@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 {
 	CLI::App app{"ljcore: Lua backtraces and VM state from cores of LuaJIT processes"};
 	app.require_subcommand(1);
+	app.set_version_flag("--version", "ljcore " LJCORE_VERSION);
 	app.footer(exit_codes_help);
 
 	Common common;
