@@ -29,8 +29,9 @@ struct Common {
 void add_common(CLI::App *cmd, Common &c)
 {
 	auto *core = cmd->add_option("core", c.core,
-				     "ELF core file (kernel, gdb gcore, or .zst of either)")
-			     ->check(CLI::ExistingFile);
+				     "ELF core file (kernel or gdb gcore, plain or compressed "
+				     "with zstd, xz or lz4), - for standard input")
+			     ->check(CLI::ExistingFile | CLI::IsMember({"-"}));
 	auto *pid = cmd->add_option("--pid", c.pid,
 				    "a running process instead: stopped only while "
 				    "it is read, never written to")
@@ -88,6 +89,7 @@ int run(int argc, char **argv)
 {
 	CLI::App app{"ljcore: Lua backtraces and VM state from cores of LuaJIT processes"};
 	app.require_subcommand(1);
+	app.set_version_flag("--version", "ljcore " LJCORE_VERSION);
 	app.footer(exit_codes_help);
 
 	Common common;

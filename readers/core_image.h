@@ -1,5 +1,7 @@
 // The bytes of a core file: the file itself, mapped, or, for cores that
-// systemd-coredump stored compressed (.zst), the decompressed content.
+// systemd-coredump stored compressed (zstd, xz or lz4, told by their
+// magic bytes, not their name), the decompressed content. The path "-" is
+// standard input.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config          # toolchain
   libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
-  nlohmann-json3-dev doctest-dev libcli11-dev libzstd-dev zstd
+  nlohmann-json3-dev doctest-dev libcli11-dev
+  libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev                          # walker compiled for BPF, loaded in a test
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots
   dpkg-dev                                  # apt-get source (LuaJIT test builds)

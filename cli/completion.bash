@@ -1,0 +1,52 @@
+# bash completion for ljcore: commands, their options, and files for cores.
+_ljcore()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local common="--pid --exe --sysroot --debuginfod --scan --help"
+	local cmd= i
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		analyze|bt|traces|trace|gc|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+
+	case $prev in
+	--pid)
+		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
+		return ;;
+	--sysroot)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--scan)
+		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+		return ;;
+	--format)
+		COMPREPLY=($(compgen -W "text luajit json" -- "$cur"))
+		return ;;
+	--top|--level)
+		return ;;
+	esac
+
+	local opts
+	case $cmd in
+	"")
+		COMPREPLY=($(compgen -W "analyze bt traces trace gc snapshot fixture --version --help" -- "$cur"))
+		return ;;
+	analyze) opts="$common --json --explain --all" ;;
+	bt) opts="$common --format --json --all --level" ;;
+	traces) opts="$common --json --mcode" ;;
+	trace) opts="$common --mcode" ;;
+	gc) opts="$common --json --top --paths --diff" ;;
+	snapshot) opts="$common --output --all" ;;
+	fixture)
+		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))
+		[[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- "$cur"))
+		return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -o filenames -F _ljcore ljcore

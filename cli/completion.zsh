@@ -1,0 +1,54 @@
+#compdef ljcore
+# zsh completion for ljcore: commands, their options, and files for cores.
+
+local -a common
+common=(
+	'--pid[a running process instead of a core]:process:_pids'
+	'--exe[the executable, when the core'"'"'s path does not hold it]:executable:_files'
+	'--sysroot[look up every file of the core under this directory]:directory:_directories'
+	'--debuginfod[let libdw ask the debuginfod servers]'
+	'--scan[scan writable memory for VMs]:when:(auto always never)'
+	'(- *)'{-h,--help}'[print the options and exit]'
+)
+local core='*:core file (- for standard input):_files'
+
+_ljcore_command() {
+	case $words[1] in
+	analyze)
+		_arguments $common '--json[print the result model as JSON]' \
+			'--explain[also how the VMs were looked for]' \
+			'--all[also every coroutine (walks the GC heap)]' $core ;;
+	bt)
+		_arguments $common '--format[output format]:format:(text luajit json)' \
+			'--json[same as --format=json]' '--all[every coroutine of every VM]' \
+			'--level[first Lua level to show]:level:' $core ;;
+	traces)
+		_arguments $common '--json[every trace as JSON]' \
+			'--mcode[with --json: the machine code too]' $core ;;
+	trace)
+		_arguments $common '--mcode[also the disassembled machine code]' \
+			'1:trace number:' $core ;;
+	gc)
+		_arguments $common '--json[print the census as JSON]' \
+			'--top[how many of the largest objects]:count:' \
+			'--paths[a path from a root to each of the largest objects]' \
+			'--diff[an earlier core of the same program]:core:_files' $core ;;
+	snapshot)
+		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
+			'--all[keep every coroutine too]' $core ;;
+	fixture)
+		_arguments '1:action:(new check update)' '*:fixture or core:_files' ;;
+	esac
+}
+
+_arguments \
+	'(- *)--version[print the version and exit]' \
+	'(- *)'{-h,--help}'[print the commands and exit]' \
+	'1:command:((analyze\:"native and Lua frames of every thread"
+		bt\:"Lua backtrace of each VM"
+		traces\:"table of the JIT'"'"'s traces"
+		trace\:"one trace'"'"'s IR and snapshots"
+		gc\:"GC heap census"
+		snapshot\:"write a minimized core"
+		fixture\:"regression fixtures"))' \
+	'*::arguments:_ljcore_command'
