@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/render.h"
+#include "cli/render_values.h"
 
 namespace ljcore {
 
@@ -46,6 +47,7 @@ json lua_stack_json(const LuaStack &s)
 			j["trace"] = f.trace;
 		if (f.inlined)
 			j["inlined"] = true;
+		add_frame_variables_json(j, f.variables);
 		frames.push_back(std::move(j));
 	}
 	json j = {{"L", json_address(s.L)}, {"complete", s.complete}, {"frames", frames}};

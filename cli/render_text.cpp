@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/render.h"
+#include "cli/render_values.h"
 
 namespace ljcore {
 
@@ -60,6 +61,7 @@ void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
 		if (!f.problem.empty())
 			out << "  (" << f.problem << ")";
 		out << "\n";
+		render_frame_variables(out, f.variables, std::string(indent) + "    ");
 	}
 	if (!s.complete)
 		out << indent << "(stack incomplete: " << s.stop_reason << ")\n";
@@ -90,6 +92,7 @@ void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
 		if (!f.problem.empty())
 			out << "  (" << f.problem << ")";
 		out << "\n";
+		render_frame_variables(out, f.variables, "            ");
 	}
 	bool last = !s->frames.empty() && s->frames.back().level < run.first_level + run.count;
 	if (last && !s->complete)
