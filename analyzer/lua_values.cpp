@@ -344,8 +344,36 @@ void ValueReader::read_cdata(LuaValue &v) const
 		load(double(), S::f64);
 		break;
 	default:
+		read_pointer(v, payload);
 		break;
 	}
+}
+
+void ValueReader::read_pointer(LuaValue &v, uint64_t payload) const
+{
+	// The ctype's CTInfo: its kind in the top 4 bits, for a pointer the
+	// id of what it points to in the low 16 (lj_ctype.h).
+	constexpr uint32_t ctshift_num = 28, ct_ptr = 2, ctmask_cid = 0xffff;
+	const lj_layout &ly = mem_.layout();
+	if (!ly.g_ctype_state)
+		return;
+	auto cts = mem_.ref(g_ + ly.g_ctype_state);
+	if (!cts || !*cts)
+		return;
+	// CTState.tab is a native pointer whatever the GC ref size.
+	auto tab = mem_.value<uint64_t>(*cts + ly.cts_tab);
+	auto sizetab = mem_.value<uint32_t>(*cts + ly.cts_sizetab);
+	if (!tab || !sizetab || v.ctypeid >= *sizetab)
+		return;
+	auto info = mem_.value<uint32_t>(*tab + uint64_t(v.ctypeid) * ly.ctype_size);
+	if (!info || *info >> ctshift_num != ct_ptr)
+		return;
+	auto p = mem_.value<uint64_t>(payload);
+	if (!p)
+		return;
+	v.scalar = LuaValue::Scalar::pointer;
+	v.scalar_bits = *p;
+	v.pointee = uint16_t(*info & ctmask_cid);
 }
 
 } // namespace ljcore

@@ -35,6 +35,7 @@ private:
 	void read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const;
 	void read_function(LuaValue &v) const;
 	void read_cdata(LuaValue &v) const;
+	void read_pointer(LuaValue &v, uint64_t payload) const;
 	uint64_t lightuserdata(uint64_t raw) const;
 
 	const LuaMemory &mem_;

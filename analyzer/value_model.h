@@ -61,6 +61,7 @@ struct LuaValue {
 	uint16_t ctypeid = 0;
 	enum class Scalar : uint8_t { none, i64, u64, f64, boolean, pointer } scalar = Scalar::none;
 	uint64_t scalar_bits = 0; // i64/u64/pointer/boolean; f64 as a double's bits
+	uint16_t pointee = 0;     // pointer: the ctype id it points to
 };
 
 struct TableEntry {

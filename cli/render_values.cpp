@@ -115,12 +115,17 @@ std::string cdata_text(const LuaValue &v)
 		return std::to_string(int64_t(v.scalar_bits)) + "LL";
 	if (v.scalar == S::u64 && v.ctypeid == ctid_uint64)
 		return std::to_string(v.scalar_bits) + "ULL";
-	const char *name = ctype_name(v.ctypeid);
-	std::string s = std::string("cdata<") +
-			(name ? name : "ctype " + std::to_string(v.ctypeid)) +
-			">: " + luajit_pointer(v.address);
+	auto type_text = [](uint16_t id) {
+		const char *name = ctype_name(id);
+		return name ? std::string(name) : "ctype " + std::to_string(id);
+	};
+	// Like tostring(), a pointer shows where it points, not its box.
+	if (v.scalar == S::pointer)
+		return "cdata<" + type_text(v.pointee) + " *>: " + luajit_pointer(v.scalar_bits);
+	std::string s = "cdata<" + type_text(v.ctypeid) + ">: " + luajit_pointer(v.address);
 	switch (v.scalar) {
 	case S::none:
+	case S::pointer:
 		return s;
 	case S::i64:
 		return s + " = " + std::to_string(int64_t(v.scalar_bits));
@@ -128,8 +133,6 @@ std::string cdata_text(const LuaValue &v)
 		return s + " = " + std::to_string(v.scalar_bits);
 	case S::boolean:
 		return s + (v.scalar_bits ? " = true" : " = false");
-	case S::pointer:
-		return s + " = " + luajit_pointer(v.scalar_bits);
 	case S::f64: {
 		double d;
 		memcpy(&d, &v.scalar_bits, 8);
