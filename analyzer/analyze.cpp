@@ -395,6 +395,17 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			v.entered.push_back(walk_lua_stack(mem, WalkStart{L, 0, 0}, symbolize));
 		for (const LuaStack &s : v.entered)
 			active.push_back(&s);
+		if (options.locals) {
+			auto read = [&](LuaStack &s) {
+				read_frame_variables(mem, c.g, v.current_thread, s, *options.locals,
+						     symbolize);
+			};
+			read(v.stack);
+			for (auto &co : v.coroutines)
+				read(co.stack);
+			for (auto &s : v.entered)
+				read(s);
+		}
 		for (const LuaStack *s : active) {
 			FrameCframes cframes = frame_cframes(mem, *s);
 			if (!cframes.problem.empty())

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analyzer/gc_census.h"
+#include "analyzer/lua_locals.h"
 #include "analyzer/model.h"
 #include "readers/elf_core.h"
 #include "readers/error.h"
@@ -27,6 +28,7 @@ struct AnalyzeOptions {
 	bool traces = false;               // read the JIT's traces
 	bool mcode = false;                //   and their machine code
 	std::optional<GcCensusOptions> gc; // a census of each VM's GC heap
+	std::optional<LocalsOptions> locals; // locals and upvalues of Lua frames
 };
 
 // Fails only when the core cannot be read at all; everything that goes

@@ -156,6 +156,7 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		LuaFrame f;
 		f.level = raw[i].level;
 		f.slot = raw[i].slot;
+		f.next_slot = raw[i].nextslot;
 		f.function = raw[i].func;
 		f.pc = raw[i].pc;
 		f.frame_type = raw[i].type;

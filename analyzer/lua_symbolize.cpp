@@ -86,6 +86,8 @@ Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt)
 	};
 	uint32_t sizebc = field([&] { return mem.value<uint32_t>(pt + ly.pt_sizebc); });
 	p.sizeuv = field([&] { return mem.value<uint8_t>(pt + ly.pt_sizeuv); });
+	p.numparams = field([&] { return mem.value<uint8_t>(pt + ly.pt_numparams); });
+	p.flags = field([&] { return mem.value<uint8_t>(pt + ly.pt_flags); });
 	p.k = field([&] { return mem.ref(pt + ly.pt_k); });
 	p.chunkname = field([&] { return mem.ref(pt + ly.pt_chunkname); });
 	p.firstline = field([&] { return mem.value<int32_t>(pt + ly.pt_firstline); });
@@ -182,11 +184,12 @@ std::string short_source(const std::string &src, int32_t firstline)
 	return out + (builtin ? "]" : "\"]");
 }
 
-Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const Proto &pt,
-						   uint32_t pos, uint32_t slot)
+Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Proto &pt,
+						  uint32_t pos)
 {
+	std::vector<std::string> live;
 	if (pt.varinfo == 0)
-		return std::nullopt;
+		return live;
 	// Read varinfo in pages until its end marker; it is a sequence of
 	// (name or VARNAME_* code, start delta, length) records.
 	std::vector<uint8_t> buf;
@@ -223,18 +226,18 @@ Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const P
 		if (!ok)
 			return std::unexpected(ok.error());
 		if (p >= buf.size())
-			return std::nullopt;
+			return live;
 		size_t name_at = p;
 		uint8_t vn = buf[p];
 		if (vn < varname_max) {
 			if (vn == 0)
-				return std::nullopt; // VARNAME_END
+				return live; // VARNAME_END
 		} else {
 			for (;;) {
 				if (auto r = ensure(p + 2); !r)
 					return std::unexpected(r.error());
 				if (p + 1 >= buf.size())
-					return std::nullopt;
+					return live;
 				if (buf[++p] == 0)
 					break;
 			}
@@ -245,27 +248,13 @@ Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const P
 		uint32_t startpc = lastpc + read_uleb128(buf, p);
 		lastpc = startpc;
 		if (startpc > pos)
-			return std::nullopt;
+			return live;
 		uint32_t endpc = startpc + read_uleb128(buf, p);
-		if (pos < endpc && slot-- == 0) {
-			if (vn < varname_max)
-				return std::string(for_varnames[vn - 1]);
-			return std::string(reinterpret_cast<const char *>(&buf[name_at]));
-		}
+		if (pos < endpc)
+			live.emplace_back(vn < varname_max
+						  ? for_varnames[vn - 1]
+						  : reinterpret_cast<const char *>(&buf[name_at]));
 	}
-}
-
-namespace {
-
-Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uint32_t index)
-{
-	// proto_kgc(pt, ~index): GC constants sit below k, counted downwards.
-	uint64_t at = pt.k - uint64_t(index + 1) * mem.layout().ptrsize;
-	auto ref = need(mem.ref(at), "GC constant", at);
-	if (!ref)
-		return std::unexpected(ref.error());
-	auto s = need(mem.str(*ref), "GCstr", *ref);
-	return s;
 }
 
 Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index)
@@ -291,16 +280,29 @@ Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32
 	return fail("uvinfo at " + luajit_pointer(at) + " has no end");
 }
 
+namespace {
+
+Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uint32_t index)
+{
+	// proto_kgc(pt, ~index): GC constants sit below k, counted downwards.
+	uint64_t at = pt.k - uint64_t(index + 1) * mem.layout().ptrsize;
+	auto ref = need(mem.ref(at), "GC constant", at);
+	if (!ref)
+		return std::unexpected(ref.error());
+	auto s = need(mem.str(*ref), "GCstr", *ref);
+	return s;
+}
+
 // lj_debug_slotname(): what the instructions before pos put into slot.
 Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 				 const std::vector<uint32_t> &bc, uint32_t pos, uint32_t slot)
 {
 	for (;;) {
-		auto local = variable_name(mem, pt, pos, slot);
-		if (!local)
-			return std::unexpected(local.error());
-		if (*local)
-			return FunctionName{"local", **local};
+		auto live = live_variables(mem, pt, pos);
+		if (!live)
+			return std::unexpected(live.error());
+		if (slot < live->size())
+			return FunctionName{"local", (*live)[slot]};
 		bool restart = false;
 		while (!restart && pos-- > 1) {
 			// ip > proto_bc(pt): instruction 0 is never looked at.

@@ -18,6 +18,8 @@ struct Proto {
 	uint64_t addr = 0;
 	uint32_t sizebc = 0;
 	uint8_t sizeuv = 0;
+	uint8_t numparams = 0;
+	uint8_t flags = 0; // PROTO_* of lj_obj.h
 	uint64_t k = 0;
 	uint64_t chunkname = 0; // GCstr *
 	int32_t firstline = 0;
@@ -54,9 +56,14 @@ struct FunctionName {
 Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller,
 					uint32_t caller_pos);
 
-// The local variable name of a slot at a position (debug_varname()).
-Expected<std::optional<std::string>> variable_name(const LuaMemory &mem, const Proto &pt,
-						   uint32_t pos, uint32_t slot);
+// The names of the variables live at a position, in slot order: what
+// debug_varname() gives for slots 0, 1, ... (the varinfo of a stripped
+// function gives none). Slots are reused once a scope ends.
+Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Proto &pt,
+						  uint32_t pos);
+
+// lj_debug_uvname(): the name of an upvalue, "" without uvinfo.
+Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index);
 
 // lj_strfmt_wptr(): how LuaJIT's "%p" prints a pointer.
 std::string luajit_pointer(uint64_t p);

@@ -9,6 +9,7 @@
 
 #include "analyzer/gc_model.h"
 #include "analyzer/trace_model.h"
+#include "analyzer/value_model.h"
 
 namespace ljcore {
 
@@ -16,6 +17,8 @@ namespace ljcore {
 struct LuaFrame {
 	uint32_t level = 0;    // as lua_getstack() counts
 	uint64_t slot = 0;     // address of the frame link slot
+	uint64_t next_slot = 0; // the frame above's link slot (lua_getstack's
+				// nextframe), 0 for the innermost frame
 	uint64_t function = 0; // GCfunc *
 	uint64_t pc = 0;       // bytecode pc, 0 if unknown
 	uint32_t frame_type = 0;
@@ -34,6 +37,7 @@ struct LuaFrame {
 	std::string problem;     // what could not be read for this frame
 	uint32_t trace = 0;      // running compiled in this trace, 0: interpreted
 	bool inlined = false;    // inlined by the trace: on no stack, only in its snapshot
+	FrameVariables variables; // with --locals
 };
 
 struct LuaStack {

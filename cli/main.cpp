@@ -9,6 +9,7 @@
 #include "cli/exit_codes.h"
 #include "cli/fixture.h"
 #include "cli/gc_diff.h"
+#include "cli/locals_options.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 #include "cli/render_trace.h"
@@ -117,6 +118,9 @@ int run(int argc, char **argv)
 	bt->add_flag("--all", all, "every coroutine of every VM, with its state");
 	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
 		->check(CLI::NonNegativeNumber);
+	LocalsFlags locals;
+	add_locals_options(bt, locals);
+	add_locals_options(analyze, locals);
 
 	auto *traces = app.add_subcommand("traces", "table of the JIT's traces of every VM");
 	add_common(traces, common);
@@ -205,6 +209,7 @@ int run(int argc, char **argv)
 	AnalyzeOptions options;
 	options.lookup = {common.exe, common.sysroot};
 	options.all_coroutines = all;
+	options.locals = locals_options(locals);
 	options.traces = traces->parsed() || trace->parsed();
 	// The table names each side trace's parent exit, found in the code.
 	options.mcode = traces->parsed() || mcode;

@@ -4,6 +4,7 @@
 
 #include "cli/render.h"
 #include "cli/render_bytes.h"
+#include "cli/render_values.h"
 
 namespace ljcore {
 
@@ -47,6 +48,7 @@ json lua_stack_json(const LuaStack &s)
 			j["trace"] = f.trace;
 		if (f.inlined)
 			j["inlined"] = true;
+		add_frame_variables_json(j, f.variables);
 		frames.push_back(std::move(j));
 	}
 	json j = {{"L", json_address(s.L)}, {"complete", s.complete}, {"frames", frames}};

@@ -5,6 +5,7 @@
 
 #include "cli/render.h"
 #include "cli/render_bytes.h"
+#include "cli/render_values.h"
 
 namespace ljcore {
 
@@ -61,6 +62,7 @@ void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
 		if (!f.problem.empty())
 			out << "  (" << printable(f.problem) << ")";
 		out << "\n";
+		render_frame_variables(out, f.variables, std::string(indent) + "    ");
 	}
 	if (!s.complete)
 		out << indent << "(stack incomplete: " << printable(s.stop_reason) << ")\n";
@@ -91,6 +93,7 @@ void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
 		if (!f.problem.empty())
 			out << "  (" << printable(f.problem) << ")";
 		out << "\n";
+		render_frame_variables(out, f.variables, "            ");
 	}
 	bool last = !s->frames.empty() && s->frames.back().level < run.first_level + run.count;
 	if (last && !s->complete)

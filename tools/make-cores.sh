@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Crashes every testdata/{scenarios,coroutines,traces,gc}/*.lua under each LuaJIT
+# Crashes every testdata/{scenarios,coroutines,traces,gc,locals}/*.lua under each LuaJIT
 # variant and keeps, per run, the core and LuaJIT's own view of itself written just before
 # the crash (the oracle ljcore must match): for scenarios the traceback of the crashing
 # frame, for coroutines/ scripts a block per coroutine, for traces/ scripts jit.dump's
-# listing of every trace, for gc/ scripts their planted objects and g->gc.total.
+# listing of every trace, for gc/ scripts their planted objects and g->gc.total, for
+# locals/ scripts what debug.getlocal and debug.getupvalue see at every level.
 # Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
 #   <scenario>.lua                    copy of the script, run by this relative name so chunk
@@ -14,7 +15,8 @@
 #   run.kernel.log, run.gcore.log     stdout/stderr of the runs
 # Oracles are debug.traceback("", 1) verbatim: "\nstack traceback:\n\t..." with no final
 # newline. Outputs newer than both the script and luajit are kept (cache); delete the
-# directory to force a rerun. Env: JOBS (parallel scenarios, default nproc).
+# directory to force a rerun. Env: JOBS (parallel scenarios, default nproc), SCRIPT_DIRS
+# (which testdata/ directories to run, default all: "scenarios coroutines traces gc locals").
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,9 +28,11 @@ jobs_max=${JOBS:-$(nproc)}
 "$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
 
 # Scenarios check the crashing stack; coroutines/ scripts check every coroutine.
-scripts=("$root"/testdata/scenarios/*.lua "$root"/testdata/coroutines/*.lua
-         "$root"/testdata/traces/*.lua "$root"/testdata/gc/*.lua)
-[[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/scenarios" >&2; exit 1; }
+scripts=()
+for d in ${SCRIPT_DIRS:-scenarios coroutines traces gc locals}; do
+  scripts+=("$root/testdata/$d"/*.lua)
+done
+[[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/${SCRIPT_DIRS:-scenarios}" >&2; exit 1; }
 
 # Kernel cores only land in the cwd when core_pattern is a plain relative name.
 core_pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null || echo '?')

@@ -1,0 +1,176 @@
+#include "analyzer/lua_locals.h"
+
+#include "analyzer/lua_symbolize.h"
+#include "luajit/frame.h"
+
+namespace ljcore {
+
+namespace {
+
+constexpr uint8_t proto_vararg = 0x02; // PROTO_VARARG in lj_obj.h
+// LJ_MAX_SLOTS: no frame has more slots, so no more locals or varargs.
+constexpr uint32_t max_slots = 250;
+constexpr uint64_t tvalue_size = 8;
+
+// frame_prevd() of a vararg frame: the frame of the original call, whose
+// slots above the fixed parameters hold the varargs.
+std::optional<uint64_t> vararg_origin(const LuaMemory &mem, uint64_t frame)
+{
+	int64_t ftsz;
+	if (mem.layout().fr2) {
+		auto v = mem.value<uint64_t>(frame);
+		if (!v)
+			return std::nullopt;
+		ftsz = int64_t(*v);
+	} else {
+		auto v = mem.value<int32_t>(frame + 4);
+		if (!v)
+			return std::nullopt;
+		ftsz = *v;
+	}
+	uint64_t delta = uint64_t(ftsz & ~int64_t(LJ_FRAME_TYPEP));
+	if (delta == 0 || delta > frame)
+		return std::nullopt;
+	return frame - delta;
+}
+
+class FrameReader {
+public:
+	FrameReader(const LuaMemory &mem, const ValueReader &values, const LocalsOptions &options)
+	    : mem_(mem), values_(values), options_(options)
+	{
+	}
+
+	// top: L->top, where the slots of the innermost frame end.
+	void read(LuaFrame &f, uint64_t top) const;
+
+private:
+	void locals(LuaFrame &f, const Proto &pt, uint64_t nextframe) const;
+	void varargs(LuaFrame &f, const Proto &pt, uint64_t nextframe) const;
+	void upvalues(LuaFrame &f, const Proto &pt) const;
+	Variable variable(std::string name, const char *kind, uint64_t slot) const
+	{
+		return Variable{std::move(name), kind, slot, values_.at(slot)};
+	}
+
+	const LuaMemory &mem_;
+	const ValueReader &values_;
+	const LocalsOptions &options_;
+};
+
+void FrameReader::read(LuaFrame &f, uint64_t top) const
+{
+	FrameVariables &out = f.variables;
+	if (f.ffid != LJ_FF_LUA || f.function == 0)
+		return;
+	out.read = true;
+	if (f.trace) {
+		out.note = "runs in trace " + std::to_string(f.trace) +
+			   ": its stack slots may be stale, values are not read";
+		return;
+	}
+	auto pt = function_proto(mem_, f.function);
+	if (!pt) {
+		out.note = pt.error().message;
+		return;
+	}
+	// debug_localname(): the innermost frame ends at L->top, with FR2 the
+	// slot there would be the next frame's function.
+	uint64_t nextframe = f.next_slot ? f.next_slot : top + tvalue_size * mem_.layout().fr2;
+	locals(f, *pt, nextframe);
+	if (options_.all)
+		varargs(f, *pt, nextframe);
+	upvalues(f, *pt);
+}
+
+void FrameReader::locals(LuaFrame &f, const Proto &pt, uint64_t nextframe) const
+{
+	std::vector<std::string> names;
+	uint32_t pos = bc_position(pt, f.pc);
+	if (pos != no_bcpos) {
+		auto live = live_variables(mem_, pt, pos);
+		if (live)
+			names = std::move(*live);
+		else
+			f.variables.note = live.error().message;
+	}
+	// Slot n (1-based) is at frame + n: named while a variable is live
+	// there, a temporary while below the next frame.
+	uint64_t frame = f.slot;
+	uint64_t fr2 = mem_.layout().fr2;
+	for (uint32_t n = 1; n <= max_slots; n++) {
+		uint64_t slot = frame + tvalue_size * n;
+		if (n <= names.size())
+			f.variables.locals.push_back(variable(names[n - 1], "local", slot));
+		else if (options_.all && frame + tvalue_size * (n + fr2) < nextframe)
+			f.variables.locals.push_back(variable("(*temporary)", "temporary", slot));
+		else
+			break;
+	}
+}
+
+void FrameReader::varargs(LuaFrame &f, const Proto &pt, uint64_t nextframe) const
+{
+	if (bc_position(pt, f.pc) == no_bcpos || !(pt.flags & proto_vararg))
+		return;
+	uint64_t frame = f.slot;
+	// Once the function runs, its frame was copied above the varargs and
+	// links down to the original call's frame.
+	if ((f.frame_type & LJ_FRAME_TYPEP) == LJ_FRAME_VARG) {
+		auto origin = vararg_origin(mem_, frame);
+		if (!origin) {
+			f.variables.note = "vararg frame at " + luajit_pointer(frame) +
+					   " has an unreadable link";
+			return;
+		}
+		nextframe = frame;
+		frame = *origin;
+	}
+	uint64_t fr2 = mem_.layout().fr2;
+	for (uint32_t n = 1; n <= max_slots; n++) {
+		uint64_t slot1 = pt.numparams + n;
+		if (frame + tvalue_size * (slot1 + fr2) >= nextframe)
+			break;
+		f.variables.locals.push_back(
+			variable("(*vararg)", "vararg", frame + tvalue_size * slot1));
+	}
+}
+
+void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
+{
+	const lj_layout &ly = mem_.layout();
+	auto nup = mem_.value<uint8_t>(f.function + ly.fn_nupvalues);
+	if (!nup)
+		return;
+	for (uint32_t k = 0; k < *nup; k++) {
+		auto name = upvalue_name(mem_, pt, k);
+		Variable v{name.value_or(""), "upvalue", 0, {}};
+		// GCfuncL.uvptr[k] is a GCupval whose v points at the value:
+		// into the upvalue once closed, at a stack slot while open.
+		uint64_t ref_at = f.function + ly.fn_uvptr + uint64_t(k) * ly.ptrsize;
+		auto uv = mem_.ref(ref_at);
+		auto at = uv ? mem_.ref(*uv + ly.uv_v) : uv;
+		if (at) {
+			v.slot = *at;
+			v.value = values_.at(*at);
+		} else {
+			v.value.type = LuaValue::Type::unreadable;
+			v.value.address = uv ? *uv + ly.uv_v : ref_at;
+		}
+		f.variables.upvalues.push_back(std::move(v));
+	}
+}
+
+} // namespace
+
+void read_frame_variables(const LuaMemory &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
+			  const LocalsOptions &options, const SymbolLookup &symbolize)
+{
+	ValueReader values(mem, g, current_L, options.limits, symbolize);
+	FrameReader frames(mem, values, options);
+	uint64_t top = mem.ref(stack.L + mem.layout().L_top).value_or(0);
+	for (LuaFrame &f : stack.frames)
+		frames.read(f, top);
+}
+
+} // namespace ljcore

@@ -1,0 +1,379 @@
+#include "analyzer/lua_values.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "analyzer/coroutines.h"
+#include "analyzer/lua_symbolize.h"
+
+namespace ljcore {
+
+namespace {
+
+// Type tags (LJ_T* of lj_obj.h, stored inverted in a TValue).
+constexpr uint32_t tag_nil = 0, tag_false = 1, tag_true = 2;
+// itype of an LJ_DUALNUM integer: ~LJ_TISNUM, in the 17 bits above a GC64
+// payload or the 32 bits of a 32-bit-refs TValue's upper word.
+constexpr uint32_t tag_isnum = 13;
+// lightuserdata on 64-bit hosts keeps 47 bits of pointer: a segment number
+// above 39 bits of offset (LJ_LIGHTUD_BITS_SEG, LJ_LIGHTUD_BITS_LO); the 17
+// bits above are ~LJ_TLIGHTUD with GC64, 0x1fffe with 32-bit refs
+// (tvislightud() in lj_obj.h), where segment 0xff stands for NULL.
+constexpr uint32_t lightud_tag_gc64 = 0x1fffc, lightud_tag_gc32 = 0x1fffe;
+constexpr unsigned lightud_bits_lo = 39;
+constexpr uint64_t lightud_segmask = 0xff;
+constexpr uint64_t low47 = (uint64_t(1) << 47) - 1;
+
+// Table slots looked at per table for its first entries: a sparse array
+// or hash must not make one value cost a scan of a huge table.
+constexpr uint64_t max_slots_scanned = 4096;
+// Values read for one local, nested table entries included.
+constexpr size_t max_values = 2000;
+
+// Fixed ctype ids (CTTYDEF in lj_ctype.h) of the number-like types, the
+// same in every LuaJIT 2.1.
+enum : uint16_t {
+	ctid_bool = 3,
+	ctid_cchar,
+	ctid_int8,
+	ctid_uint8,
+	ctid_int16,
+	ctid_uint16,
+	ctid_int32,
+	ctid_uint32,
+	ctid_int64,
+	ctid_uint64,
+	ctid_float,
+	ctid_double,
+};
+
+bool is_nil(const lj_layout &ly, uint64_t raw)
+{
+	return ly.gc64 ? raw == ~uint64_t(0) : uint32_t(raw >> 32) == ~tag_nil;
+}
+
+LuaValue unreadable(uint64_t addr)
+{
+	LuaValue v;
+	v.type = LuaValue::Type::unreadable;
+	v.address = addr;
+	return v;
+}
+
+} // namespace
+
+LuaValue ValueReader::at(uint64_t addr) const
+{
+	std::vector<uint64_t> open_tables;
+	budget_ = max_values;
+	return value_at(addr, 0, open_tables);
+}
+
+LuaValue ValueReader::value_at(uint64_t addr, uint32_t depth,
+			       std::vector<uint64_t> &open_tables) const
+{
+	auto raw = mem_.value<uint64_t>(addr);
+	if (!raw)
+		return unreadable(addr);
+	return decode(*raw, depth, open_tables);
+}
+
+uint64_t ValueReader::lightuserdata(uint64_t raw) const
+{
+	uint64_t lo = raw & ((uint64_t(1) << lightud_bits_lo) - 1);
+	uint64_t seg = (raw >> lightud_bits_lo) & lightud_segmask;
+	if (seg == lightud_segmask)
+		return 0;
+	const lj_layout &ly = mem_.layout();
+	// Builds before segments kept the 47 bits as they are.
+	if (!ly.g_gc_lightudseg)
+		return raw & low47;
+	auto segmap = mem_.ref(g_ + ly.g_gc_lightudseg);
+	if (!segmap)
+		return raw & low47;
+	auto hi = mem_.value<uint32_t>(*segmap + 4 * seg);
+	if (!hi)
+		return raw & low47;
+	return uint64_t(*hi) << 32 | lo;
+}
+
+LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t> &open_tables) const
+{
+	const lj_layout &ly = mem_.layout();
+	LuaValue v;
+	if (budget_ == 0)
+		return unreadable(0);
+	budget_--;
+	// The itype sits above a 47-bit payload with GC64, in the upper word
+	// with 32-bit refs; lightuserdata keeps 47 bits of pointer in both.
+	uint32_t it17 = uint32_t(raw >> 47);
+	uint32_t it = ly.gc64 ? (it17 | 0xfffe0000u) : uint32_t(raw >> 32);
+	if (it17 == (ly.gc64 ? lightud_tag_gc64 : lightud_tag_gc32)) {
+		v.type = LuaValue::Type::lightuserdata;
+		v.address = lightuserdata(raw);
+		return v;
+	}
+	if (it < ~tag_isnum) {
+		v.type = LuaValue::Type::number;
+		memcpy(&v.number, &raw, 8);
+		return v;
+	}
+	if (it == ~tag_isnum) {
+		v.type = LuaValue::Type::integer;
+		v.integer = int32_t(uint32_t(raw));
+		return v;
+	}
+	uint32_t tag = ~it;
+	uint64_t gc = ly.gc64 ? raw & low47 : raw & 0xffffffff;
+	switch (tag) {
+	case tag_nil:
+		return v;
+	case tag_false:
+	case tag_true:
+		v.type = LuaValue::Type::boolean;
+		v.boolean = tag == tag_true;
+		return v;
+	default:
+		break;
+	}
+	v.address = gc;
+	auto gct = mem_.gct(gc);
+	if (!gct || *gct != tag)
+		return unreadable(gc);
+	switch (tag) {
+	case LJ_TSTR: {
+		v.type = LuaValue::Type::string;
+		auto len = mem_.value<uint32_t>(gc + ly.str_len);
+		auto s = mem_.str(gc, limits_.max_string);
+		if (!len || !s)
+			return unreadable(gc);
+		v.length = *len;
+		v.bytes = std::move(*s);
+		return v;
+	}
+	case LJ_TTAB:
+		v.type = LuaValue::Type::table;
+		read_table(v, depth, open_tables);
+		return v;
+	case LJ_TFUNC:
+		v.type = LuaValue::Type::function;
+		read_function(v);
+		return v;
+	case LJ_TTHREAD:
+		v.type = LuaValue::Type::thread;
+		v.status = coroutine_status(mem_, gc, current_L_);
+		return v;
+	case LJ_TUDATA: {
+		v.type = LuaValue::Type::userdata;
+		auto len = mem_.value<uint32_t>(gc + ly.ud_len);
+		// GCudata.metatable sits where GCtab's does (lj_obj.h).
+		auto mt = mem_.ref(gc + ly.tab_metatable);
+		if (!len || !mt)
+			return unreadable(gc);
+		v.length = *len;
+		v.metatable = *mt;
+		return v;
+	}
+	case LJ_TCDATA:
+		v.type = LuaValue::Type::cdata;
+		read_cdata(v);
+		return v;
+	default:
+		return unreadable(gc);
+	}
+}
+
+void ValueReader::read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const
+{
+	const lj_layout &ly = mem_.layout();
+	uint64_t t = v.address;
+	auto mt = mem_.ref(t + ly.tab_metatable);
+	auto array = mem_.ref(t + ly.tab_array);
+	auto asize = mem_.value<uint32_t>(t + ly.tab_asize);
+	auto node = mem_.ref(t + ly.tab_node);
+	auto hmask = mem_.value<uint32_t>(t + ly.tab_hmask);
+	if (!mt || !array || !asize || !node || !hmask) {
+		v = unreadable(t);
+		return;
+	}
+	v.metatable = *mt;
+	v.array_size = *asize;
+	v.hash_size = *hmask + 1;
+	// An empty hash part is the shared nilnode, whose key is nil.
+	if (*hmask == 0) {
+		auto key = mem_.value<uint64_t>(*node + 8);
+		if (!key || is_nil(ly, *key))
+			v.hash_size = 0;
+	}
+	if (depth >= limits_.depth)
+		return;
+	if (std::find(open_tables.begin(), open_tables.end(), t) != open_tables.end()) {
+		v.cycle = true;
+		return;
+	}
+	v.expanded = true;
+	open_tables.push_back(t);
+	uint64_t scanned = 0;
+	// The array part, t[0] first as lj_tab_next() visits it.
+	for (uint32_t i = 0; i < *asize && scanned < max_slots_scanned; i++, scanned++) {
+		auto raw = mem_.value<uint64_t>(*array + 8 * uint64_t(i));
+		if (!raw) {
+			v.entries.push_back({LuaValue{}, unreadable(*array + 8 * uint64_t(i))});
+			break;
+		}
+		if (is_nil(ly, *raw))
+			continue;
+		if (v.entries.size() == limits_.max_items) {
+			v.more = true;
+			break;
+		}
+		LuaValue key;
+		key.type = LuaValue::Type::number;
+		key.number = i;
+		v.entries.push_back({key, decode(*raw, depth + 1, open_tables)});
+	}
+	if (v.hash_size && !v.more) {
+		// Node: the value, then the key (lj_obj.h).
+		for (uint64_t i = 0; i <= *hmask && scanned < max_slots_scanned; i++, scanned++) {
+			uint64_t n = *node + i * ly.node_size;
+			auto val = mem_.value<uint64_t>(n);
+			auto key = mem_.value<uint64_t>(n + 8);
+			if (!val || !key) {
+				v.entries.push_back({LuaValue{}, unreadable(n)});
+				break;
+			}
+			if (is_nil(ly, *val))
+				continue;
+			if (v.entries.size() == limits_.max_items) {
+				v.more = true;
+				break;
+			}
+			LuaValue k = decode(*key, depth + 1, open_tables);
+			v.entries.push_back({std::move(k), decode(*val, depth + 1, open_tables)});
+		}
+	}
+	if (scanned == max_slots_scanned)
+		v.more = true;
+	open_tables.pop_back();
+}
+
+void ValueReader::read_function(LuaValue &v) const
+{
+	const lj_layout &ly = mem_.layout();
+	auto ffid = mem_.value<uint8_t>(v.address + ly.fn_ffid);
+	if (!ffid) {
+		v = unreadable(v.address);
+		return;
+	}
+	v.ffid = *ffid;
+	if (v.ffid == LJ_FF_C) {
+		// lua_CFunction is a native pointer whatever the GC ref size.
+		auto cf = mem_.value<uint64_t>(v.address + ly.fn_f);
+		if (cf && symbolize_)
+			v.where = symbolize_(*cf);
+		return;
+	}
+	if (v.ffid != LJ_FF_LUA)
+		return;
+	auto pt = function_proto(mem_, v.address);
+	if (!pt)
+		return;
+	auto chunk = mem_.str(pt->chunkname);
+	if (chunk)
+		v.where = short_source(*chunk, pt->firstline) + ":" + std::to_string(pt->firstline);
+}
+
+void ValueReader::read_cdata(LuaValue &v) const
+{
+	const lj_layout &ly = mem_.layout();
+	auto id = mem_.value<uint16_t>(v.address + ly.cd_ctypeid);
+	if (!id) {
+		v = unreadable(v.address);
+		return;
+	}
+	v.ctypeid = *id;
+	uint64_t payload = v.address + ly.cd_size;
+	auto load = [&](auto sample, LuaValue::Scalar kind) {
+		auto x = mem_.value<decltype(sample)>(payload);
+		if (!x)
+			return;
+		v.scalar = kind;
+		if constexpr (std::is_floating_point_v<decltype(sample)>) {
+			double d = *x;
+			memcpy(&v.scalar_bits, &d, 8);
+		} else if constexpr (std::is_signed_v<decltype(sample)>) {
+			v.scalar_bits = uint64_t(int64_t(*x));
+		} else {
+			v.scalar_bits = uint64_t(*x);
+		}
+	};
+	using S = LuaValue::Scalar;
+	switch (v.ctypeid) {
+	case ctid_bool:
+		load(uint8_t(), S::boolean);
+		break;
+	case ctid_cchar:
+	case ctid_int8:
+		load(int8_t(), S::i64);
+		break;
+	case ctid_uint8:
+		load(uint8_t(), S::u64);
+		break;
+	case ctid_int16:
+		load(int16_t(), S::i64);
+		break;
+	case ctid_uint16:
+		load(uint16_t(), S::u64);
+		break;
+	case ctid_int32:
+		load(int32_t(), S::i64);
+		break;
+	case ctid_uint32:
+		load(uint32_t(), S::u64);
+		break;
+	case ctid_int64:
+		load(int64_t(), S::i64);
+		break;
+	case ctid_uint64:
+		load(uint64_t(), S::u64);
+		break;
+	case ctid_float:
+		load(float(), S::f64);
+		break;
+	case ctid_double:
+		load(double(), S::f64);
+		break;
+	default:
+		read_pointer(v, payload);
+		break;
+	}
+}
+
+void ValueReader::read_pointer(LuaValue &v, uint64_t payload) const
+{
+	// The ctype's CTInfo: its kind in the top 4 bits, for a pointer the
+	// id of what it points to in the low 16 (lj_ctype.h).
+	constexpr uint32_t ctshift_num = 28, ct_ptr = 2, ctmask_cid = 0xffff;
+	const lj_layout &ly = mem_.layout();
+	if (!ly.g_ctype_state)
+		return;
+	auto cts = mem_.ref(g_ + ly.g_ctype_state);
+	if (!cts || !*cts)
+		return;
+	// CTState.tab is a native pointer whatever the GC ref size.
+	auto tab = mem_.value<uint64_t>(*cts + ly.cts_tab);
+	auto sizetab = mem_.value<uint32_t>(*cts + ly.cts_sizetab);
+	if (!tab || !sizetab || v.ctypeid >= *sizetab)
+		return;
+	auto info = mem_.value<uint32_t>(*tab + uint64_t(v.ctypeid) * ly.ctype_size);
+	if (!info || *info >> ctshift_num != ct_ptr)
+		return;
+	auto p = mem_.value<uint64_t>(payload);
+	if (!p)
+		return;
+	v.scalar = LuaValue::Scalar::pointer;
+	v.scalar_bits = *p;
+	v.pointee = uint16_t(*info & ctmask_cid);
+}
+
+} // namespace ljcore

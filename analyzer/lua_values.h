@@ -1,0 +1,49 @@
+// Lua values read from a target into plain data, for locals and upvalues.
+// Reading is bounded by ValueLimits: strings are cut, tables expanded only
+// to a depth and a number of entries, so a hostile heap costs little.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/value_model.h"
+
+namespace ljcore {
+
+// Names a code address (a C function), empty if unknown.
+using SymbolLookup = std::function<std::string(uint64_t)>;
+
+class ValueReader {
+public:
+	// current_L: the running coroutine, so threads read "running".
+	ValueReader(const LuaMemory &mem, uint64_t g, uint64_t current_L, ValueLimits limits,
+		    SymbolLookup symbolize)
+	    : mem_(mem), g_(g), current_L_(current_L), limits_(limits),
+	      symbolize_(std::move(symbolize))
+	{
+	}
+
+	// The value of the TValue at addr.
+	LuaValue at(uint64_t addr) const;
+
+private:
+	LuaValue decode(uint64_t raw, uint32_t depth, std::vector<uint64_t> &open_tables) const;
+	LuaValue value_at(uint64_t addr, uint32_t depth, std::vector<uint64_t> &open_tables) const;
+	void read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const;
+	void read_function(LuaValue &v) const;
+	void read_cdata(LuaValue &v) const;
+	void read_pointer(LuaValue &v, uint64_t payload) const;
+	uint64_t lightuserdata(uint64_t raw) const;
+
+	const LuaMemory &mem_;
+	uint64_t g_;
+	uint64_t current_L_;
+	ValueLimits limits_;
+	SymbolLookup symbolize_;
+	mutable size_t budget_ = 0; // values still to read for this one
+};
+
+} // namespace ljcore

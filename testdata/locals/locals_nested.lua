@@ -1,0 +1,99 @@
+-- Locals, varargs and upvalues of frames below a pcall, an __index metamethod, a
+-- string.gsub callback and vararg functions, with slots reused across scopes and both
+-- kinds of for loop live; the innermost frame crashes.
+local ffi = require("ffi")
+jit.off()  -- stay in the interpreter
+ffi.cdef("void abort(void);")
+
+-- The oracle: per level below dump's caller, numbered as in the core (where ffi.C.abort's
+-- frame is level 0), what debug.getlocal and debug.getupvalue see. Scalars and 64-bit
+-- integer cdata as tostring prints them, strings as hex bytes, other values by type only.
+local function show(v)
+  local t = type(v)
+  if t == "string" then
+    return t .. " " .. (v:gsub(".", function(c) return string.format("%02x", c:byte()) end))
+  end
+  if t == "nil" or t == "boolean" or t == "number" then return t .. " " .. tostring(v) end
+  if ffi.istype("int64_t", v) or ffi.istype("uint64_t", v) then return t .. " " .. tostring(v) end
+  return t
+end
+local function dump()
+  local out = {}
+  local level = 2
+  while debug.getinfo(level, "f") do
+    local info = debug.getinfo(level, "fS")
+    out[#out + 1] = "level " .. (level - 1) .. " " .. info.what
+    if info.what ~= "C" then
+      for n = 1, 1000 do
+        local name, v = debug.getlocal(level, n)
+        if not name then break end
+        if name ~= "(*temporary)" then out[#out + 1] = "local " .. name .. " " .. show(v) end
+      end
+      for n = 1, 1000 do
+        local name, v = debug.getlocal(level, -n)
+        if not name then break end
+        out[#out + 1] = "vararg " .. name .. " " .. show(v)
+      end
+      for n = 1, 1000 do
+        local name, v = debug.getupvalue(info.func, n)
+        if not name then break end
+        out[#out + 1] = "upvalue " .. name .. " " .. show(v)
+      end
+    end
+    level = level + 1
+  end
+  local o = assert(io.open(os.getenv("ORACLE") or "/dev/stderr", "w"))
+  o:write(table.concat(out, "\n"), "\n")
+  o:close()
+end
+
+local binary = "a\0b\1\2\"\\\n\r\t\255\127z" .. string.rep("x", 300)
+local counter = 0
+
+local function innermost(tag, ...)
+  local n = select("#", ...)
+  local big = {}
+  for i = 1, 5000 do big[i] = i * 0.5 end
+  big.self = big
+  local cyclic = setmetatable({name = "loop"}, {__mode = "k"})
+  cyclic.next = {back = cyclic}
+  local specials = {1 / 0, -1 / 0, 0 / 0, -0.0, 2 ^ 53, 0.1, 1e300, -123456789012345}
+  local inf, ninf, nan, negzero, huge = 1 / 0, -1 / 0, 0 / 0, -0.0, 2 ^ 53
+  local i64, u64, box = -123LL, 18446744073709551615ULL, ffi.new("int32_t[1]")
+  counter = counter + n
+  dump(); ffi.C.abort()
+  return big, cyclic, specials, inf, ninf, nan, negzero, huge, i64, u64, box
+end
+
+local function on_word(w)
+  do
+    local shadow = w .. "!"
+    local first = shadow:sub(1, 1)
+  end
+  local reused = #w   -- takes the slot `shadow` had
+  if w == "crash" then
+    local r = innermost(w, binary, nil, true, 1.5, reused)  -- no tail call: keep this frame
+    return r
+  end
+  return w:upper()
+end
+
+local proxy = setmetatable({}, {
+  __index = function(t, key)
+    local result
+    for i = 1, 3 do
+      for k, v in pairs({[key] = i}) do
+        result = (("please crash now"):gsub("%a+", on_word))
+      end
+    end
+    return result
+  end,
+})
+
+local function guarded(a, b, ...)
+  local total = a + b
+  local ok, r = pcall(function(...) return proxy[...] end, ...)
+  return ok, r, total
+end
+
+print(guarded(1, 2, "missing", false))

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Checks `ljcore bt --locals=all --json` on one core of a testdata/locals/ scenario against
+# what debug.getlocal and debug.getupvalue saw at every level just before the crash (the
+# scenario's oracle, format in testdata/locals/locals_nested.lua):
+#   - every level the oracle lists is a frame of the crashing coroutine, of the same kind;
+#   - its locals and varargs ((*temporary) slots left out on both sides) and its upvalues
+#     have exactly the oracle's names, in order, and types;
+#   - nil, boolean and number values and 64-bit integer cdata render as tostring prints
+#     them, strings hold the oracle's bytes.
+# Usage: tests/locals/locals_compare.sh LJCORE CORE ORACLE EXE
+# Exit: 0 match, 1 mismatch or ljcore error, 2 usage, 77 skip (core or oracle never made).
+set -euo pipefail
+
+if (($# != 4)); then
+  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
+  exit 2
+fi
+ljcore=$1 core=$2 oracle=$3 exe=$4
+source "$(dirname "${BASH_SOURCE[0]}")/../oracle/inputs.sh"
+require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Strings whole: the oracle has every byte.
+cmd=("$ljcore" bt --locals=all --max-string 100000 --json --exe "$exe" "$core")
+sysroot_file=$(dirname "$core")/sysroot
+[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+rc=0
+"${cmd[@]}" >"$tmp/bt.json" 2>"$tmp/stderr" || rc=$?
+if ((rc != 0)); then
+  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
+  cat "$tmp/stderr"
+  exit 1
+fi
+exec python3 "$(dirname "${BASH_SOURCE[0]}")/locals_compare.py" "$tmp/bt.json" "$oracle"
