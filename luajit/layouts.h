@@ -13,12 +13,13 @@
 #define LJCORE_LUAJIT_LAYOUTS_H
 
 #include "layout.h"
+#include "trace_layouts.h"
 
 /* Offsets grouped by the structure they belong to. */
 /* clang-format off */
 /* Fields that do not move between the two 2.1 forks on x86_64 GC64. */
 #define LJ_LAYOUT_GC64_COMMON                                              \
-	.gc64 = 1, .fr2 = 1, .ptrsize = 8,                                 \
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7,                        \
 	.L_status = 11, .L_glref = 16, .L_base = 32, .L_top = 40,          \
 	.L_maxstack = 48, .L_stack = 56, .L_cframe = 80,                   \
 	.L_stacksize = 88, .L_openupval = 64, .L_env = 72,                 \
@@ -59,6 +60,7 @@ static const struct lj_layout lj_layout_upstream_gc64_x64 = {
 	.gg_dispatch = 0xfe0,
 	.gg_size = 0x1860, .L_size = 96,
 	LJ_CFRAME_X64_GC64,
+	.jit = &lj_trace_layout_upstream_gc64_x64,
 };
 
 /* Built with -DLUAJIT_DISABLE_JIT: GG_State has no jit_State, so the
@@ -71,6 +73,7 @@ static const struct lj_layout lj_layout_upstream_gc64_nojit_x64 = {
 	.gg_dispatch = 0x338,
 	.gg_size = 0xbb8, .L_size = 96,
 	LJ_CFRAME_X64_GC64,
+	.jit = 0, /* no jit_State */
 };
 
 /* OpenResty's luajit2 (2.1-2023xxxx): lua_State grows by exdata, exdata2. */
@@ -82,6 +85,7 @@ static const struct lj_layout lj_layout_luajit2_gc64_x64 = {
 	.gg_dispatch = 0x1018,
 	.gg_size = 0x1898, .L_size = 112,
 	LJ_CFRAME_X64_GC64,
+	.jit = &lj_trace_layout_luajit2_gc64_x64,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
@@ -92,6 +96,7 @@ static const struct lj_layout lj_layout_luajit2_gc64_nojit_x64 = {
 	.gg_dispatch = 0x350,
 	.gg_size = 0xbd0, .L_size = 112,
 	LJ_CFRAME_X64_GC64,
+	.jit = 0, /* no jit_State */
 };
 
 /* CFRAME_OFS_* for arm64 (always GC64 here). */
@@ -107,6 +112,7 @@ static const struct lj_layout lj_layout_upstream_gc64_arm64 = {
 	.gg_dispatch = 0xfc8,
 	.gg_size = 0x1848, .L_size = 96,
 	LJ_CFRAME_ARM64,
+	.jit = &lj_trace_layout_upstream_gc64_arm64,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
@@ -117,12 +123,13 @@ static const struct lj_layout lj_layout_luajit2_gc64_arm64 = {
 	.gg_dispatch = 0x1000,
 	.gg_size = 0x1880, .L_size = 112,
 	LJ_CFRAME_ARM64,
+	.jit = &lj_trace_layout_luajit2_gc64_arm64,
 };
 
 /* Fields shared by both forks with 32-bit GC refs (-DLUAJIT_DISABLE_GC64)
  * on x86_64, where objects live in the low 2 GB. */
 #define LJ_LAYOUT_GC32_COMMON                                              \
-	.gc64 = 0, .fr2 = 0, .ptrsize = 4,                                 \
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7,                        \
 	.L_status = 7, .L_glref = 8, .L_base = 16, .L_top = 24,            \
 	.L_maxstack = 32, .L_stack = 36, .L_cframe = 48,                   \
 	.L_stacksize = 56, .L_openupval = 40, .L_env = 44,                 \
@@ -158,6 +165,7 @@ static const struct lj_layout lj_layout_upstream_gc32_x64 = {
 	.gg_dispatch = 0xca8,
 	.gg_size = 0x1528, .L_size = 64,
 	LJ_CFRAME_X64_GC32,
+	.jit = &lj_trace_layout_upstream_gc32_x64,
 };
 
 static const struct lj_layout lj_layout_upstream_gc32_nojit_x64 = {
@@ -168,6 +176,7 @@ static const struct lj_layout lj_layout_upstream_gc32_nojit_x64 = {
 	.gg_dispatch = 0x228,
 	.gg_size = 0xaa8, .L_size = 64,
 	LJ_CFRAME_X64_GC32,
+	.jit = 0, /* no jit_State */
 };
 
 static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
@@ -178,6 +187,7 @@ static const struct lj_layout lj_layout_luajit2_gc32_x64 = {
 	.gg_dispatch = 0xce0,
 	.gg_size = 0x1560, .L_size = 80,
 	LJ_CFRAME_X64_GC32,
+	.jit = &lj_trace_layout_luajit2_gc32_x64,
 };
 
 static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
@@ -188,6 +198,7 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
 	.gg_dispatch = 0x240,
 	.gg_size = 0xac0, .L_size = 80,
 	LJ_CFRAME_X64_GC32,
+	.jit = 0, /* no jit_State */
 };
 /* clang-format on */
 
