@@ -1,9 +1,10 @@
-// Every LuaJIT debug build under the given directory: the layout its DWARF
+// Every LuaJIT debug build under the given directories: the layout its DWARF
 // describes must equal one of the built-in tables, which serve stripped
 // binaries of the same flavour. On a mismatch the DWARF values are printed
 // as an initializer to compare with luajit/layouts.h.
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -46,15 +47,23 @@ static bool check_trace_layout(Dwarf *dw, const std::string &variant, const lj_l
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s BUILD_LUAJIT_DIR\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BUILD_LUAJIT_DIR...\n", argv[0]);
 		return 2;
 	}
 	int checked = 0, failed = 0;
 	std::error_code ec;
-	for (auto &entry : fs::directory_iterator(argv[1], ec)) {
+	// More directories check builds made by hand, e.g. of a new release;
+	// a CMake build (Tarantool's fork) keeps its luajit in b/src.
+	std::vector<fs::directory_entry> entries;
+	for (int i = 1; i < argc; i++)
+		for (auto &entry : fs::directory_iterator(argv[i], ec))
+			entries.push_back(entry);
+	for (auto &entry : entries) {
 		std::string variant = entry.path().filename();
 		fs::path exe = entry.path() / "src" / "luajit";
+		if (!fs::exists(exe))
+			exe = entry.path() / "b" / "src" / "luajit";
 		// Builds with DWARF only (-debug, and -nojit, which keeps it too):
 		// stripped ones have nothing to check against.
 		bool arm64 = variant.ends_with("-arm64");
