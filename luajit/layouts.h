@@ -208,6 +208,12 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
  * debug builds of the revisions listed, each made outside this repository
  * from the public git history of LuaJIT/LuaJIT and tarantool/luajit. The
  * epochs the tables above already cover are named, not repeated.
+ * Revisions built: each upstream commit from 2023-12 to 2026-08 that
+ * changed global_State, GG_State or jit_State (git log -- src/lj_obj.h
+ * src/lj_jit.h src/lj_dispatch.h src/lj_ctype.h) and the head; an epoch
+ * runs from its first revision listed to the next epoch's first. Not built
+ * (they may start epochs of their own, between 75abb0d9 and 1ee778a4 in
+ * particular): 54dc2fa5, f80b349d, 5b2e51db, a2ce8114, faaf6633.
  * clang-format off */
 /* Covers:
  *   LuaJIT/LuaJIT v2.1 c525bcb9 (2023-12-23, Ubuntu 24.04's 2.1.0+git20231117.c525bcb)
@@ -215,6 +221,7 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
  */
 /* Covers:
  *   LuaJIT/LuaJIT v2.1 f5affaa6 (2024-04-19)
+ *   LuaJIT/LuaJIT v2.1 fb22d0f8 (2024-08-19)
  */
 static const struct lj_trace_layout lj_trace_layout_upstream_20240419_gc64_x64 = {
 	.name = "upstream 20240419 gc64 x64",
@@ -252,6 +259,89 @@ static const struct lj_layout lj_layout_upstream_20240419_gc64_x64 = {
 	.gg_size = 6248, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
 	.cf_pc = 24,
 	.jit = &lj_trace_layout_upstream_20240419_gc64_x64,
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 68354f44 (2025-11-06)
+ */
+static const struct lj_trace_layout lj_trace_layout_upstream_20251106_gc64_x64 = {
+	.name = "upstream 20251106 gc64 x64",
+	.fork = 0, .gg_J = 832, .J_trace = 384, .J_sizetrace = 396,
+	.J_exitstubgroup = 1696, .J_irtoplim = 336, .J_irbotlim = 340,
+	.J_sizesnap = 348, .J_sizesnapmap = 368, .T_size = 120, .T_nsnap = 10,
+	.T_nins = 12, .T_ir = 32, .T_nk = 40, .T_nsnapmap = 44, .T_snap = 48,
+	.T_snapmap = 56, .T_startpt = 64, .T_startpc = 72, .T_szmcode = 84,
+	.T_mcode = 88, .T_mcloop = 96, .T_nchild = 100, .T_spadjust = 102,
+	.T_traceno = 104, .T_link = 106, .T_root = 108, .T_nextroot = 110,
+	.T_nextside = 112, .T_linktype = 116,
+};
+
+static const struct lj_layout lj_layout_upstream_20251106_gc64_x64 = {
+	.name = "upstream 20251106 gc64 x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,
+	.g_cur_L = 368, .g_jit_base = 376, .g_gc_total = 16, .g_gc_root = 40,
+	.g_gc_mmudata = 80, .g_gc_lightudnum = 35, .g_gc_lightudseg = 112,
+	.g_str_tab = 152, .g_str_mask = 160, .g_str_num = 164, .g_tmpbuf = 200,
+	.g_ctype_state = 384, .g_registrytv = 272, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 20, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 4088,
+	.gg_size = 6264, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = &lj_trace_layout_upstream_20251106_gc64_x64,
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 5c647754 (2025-11-10)
+ *   LuaJIT/LuaJIT v2.1 75abb0d9 (2026-05-25)
+ */
+static const struct lj_trace_layout lj_trace_layout_upstream_20251110_gc64_x64 = {
+	.name = "upstream 20251110 gc64 x64",
+	.fork = 0, .gg_J = 840, .J_trace = 384, .J_sizetrace = 396,
+	.J_exitstubgroup = 1696, .J_irtoplim = 336, .J_irbotlim = 340,
+	.J_sizesnap = 348, .J_sizesnapmap = 368, .T_size = 120, .T_nsnap = 10,
+	.T_nins = 12, .T_ir = 32, .T_nk = 40, .T_nsnapmap = 44, .T_snap = 48,
+	.T_snapmap = 56, .T_startpt = 64, .T_startpc = 72, .T_szmcode = 84,
+	.T_mcode = 88, .T_mcloop = 96, .T_nchild = 100, .T_spadjust = 102,
+	.T_traceno = 104, .T_link = 106, .T_root = 108, .T_nextroot = 110,
+	.T_nextside = 112, .T_linktype = 116,
+};
+
+static const struct lj_layout lj_layout_upstream_20251110_gc64_x64 = {
+	.name = "upstream 20251110 gc64 x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,
+	.g_cur_L = 376, .g_jit_base = 384, .g_gc_total = 16, .g_gc_root = 40,
+	.g_gc_mmudata = 80, .g_gc_lightudnum = 35, .g_gc_lightudseg = 112,
+	.g_str_tab = 152, .g_str_mask = 160, .g_str_num = 164, .g_tmpbuf = 200,
+	.g_ctype_state = 392, .g_registrytv = 272, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 20, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 4096,
+	.gg_size = 6272, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = &lj_trace_layout_upstream_20251110_gc64_x64,
 };
 
 /* Covers:
