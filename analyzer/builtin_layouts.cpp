@@ -9,7 +9,7 @@ std::vector<const lj_layout *> builtin_layouts(Arch arch)
 	// Which one fits is decided against memory: the order only says
 	// which is tried first (newest upstream, then the Debian snapshots).
 	if (arch == Arch::x86_64)
-		return {&lj_layout_upstream_2026_gc64_x64,     &lj_layout_upstream_2026_gc32_x64,
+		return {&lj_layout_upstream_20260720_gc64_x64,     &lj_layout_upstream_2026_gc32_x64,
 			&lj_layout_upstream_20240419_gc64_x64, &lj_layout_upstream_gc64_x64,
 			&lj_layout_luajit2_gc64_x64,           &lj_layout_upstream_gc32_x64,
 			&lj_layout_luajit2_gc32_x64,           &lj_layout_tarantool_gc32_x64,

@@ -209,11 +209,12 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
  * from the public git history of LuaJIT/LuaJIT and tarantool/luajit. The
  * epochs the tables above already cover are named, not repeated.
  * Revisions built: each upstream commit from 2023-12 to 2026-08 that
- * changed global_State, GG_State or jit_State (git log -- src/lj_obj.h
- * src/lj_jit.h src/lj_dispatch.h src/lj_ctype.h) and the head; an epoch
- * runs from its first revision listed to the next epoch's first. Not built
- * (they may start epochs of their own, between 75abb0d9 and 1ee778a4 in
- * particular): 54dc2fa5, f80b349d, 5b2e51db, a2ce8114, faaf6633.
+ * changed global_State, GG_State, jit_State or CTState (git log --
+ * src/lj_obj.h src/lj_jit.h src/lj_dispatch.h src/lj_ctype.h) and the
+ * head; an epoch runs from its first revision listed to the next epoch's
+ * first. Not built: 54dc2fa5 (2025-03-09, FFI int128 types), which may
+ * yet differ from the epochs around it; f80b349d and faaf6633 lie inside
+ * an epoch whose two ends were built.
  * clang-format off */
 /* Covers:
  *   LuaJIT/LuaJIT v2.1 c525bcb9 (2023-12-23, Ubuntu 24.04's 2.1.0+git20231117.c525bcb)
@@ -345,10 +346,11 @@ static const struct lj_layout lj_layout_upstream_20251110_gc64_x64 = {
 };
 
 /* Covers:
+ *   LuaJIT/LuaJIT v2.1 a2ce8114 (2026-07-20)
  *   LuaJIT/LuaJIT v2.1 1ee778a4 (2026-08-19)
  */
-static const struct lj_trace_layout lj_trace_layout_upstream_2026_gc64_x64 = {
-	.name = "upstream 2026 gc64 x64",
+static const struct lj_trace_layout lj_trace_layout_upstream_20260720_gc64_x64 = {
+	.name = "upstream 20260720 gc64 x64",
 	.fork = 0, .gg_J = 840, .J_trace = 384, .J_sizetrace = 396,
 	.J_exitstubgroup = 1696, .J_irtoplim = 336, .J_irbotlim = 340,
 	.J_sizesnap = 348, .J_sizesnapmap = 368, .T_size = 120, .T_nsnap = 10,
@@ -359,8 +361,8 @@ static const struct lj_trace_layout lj_trace_layout_upstream_2026_gc64_x64 = {
 	.T_nextside = 112, .T_linktype = 116,
 };
 
-static const struct lj_layout lj_layout_upstream_2026_gc64_x64 = {
-	.name = "upstream 2026 gc64 x64",
+static const struct lj_layout lj_layout_upstream_20260720_gc64_x64 = {
+	.name = "upstream 20260720 gc64 x64",
 	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
 	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
 	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
@@ -382,7 +384,7 @@ static const struct lj_layout lj_layout_upstream_2026_gc64_x64 = {
 	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 4096,
 	.gg_size = 6384, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
 	.cf_pc = 24,
-	.jit = &lj_trace_layout_upstream_2026_gc64_x64,
+	.jit = &lj_trace_layout_upstream_20260720_gc64_x64,
 };
 
 /* Covers:
