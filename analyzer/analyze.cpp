@@ -40,6 +40,7 @@ ThreadResult thread_result(const ThreadInfo &t, const NativeStack &s, bool crash
 struct LayoutSet {
 	std::vector<const lj_layout *> order;
 	std::deque<lj_layout> from_dwarf;
+	std::deque<lj_trace_layout> jit_from_dwarf;
 	std::deque<std::string> names;
 	const lj_layout *dwarf = nullptr; // the one from DWARF, if any
 	std::string dwarf_source;         // "DWARF of luajit"
@@ -82,6 +83,13 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 				notes.push_back("DWARF layout of " + sym->module +
 						" matches no built-in table; closest is " +
 						closest->name + ", differing in " + d);
+			}
+			// Traces need the JIT's layout of the same DWARF; a
+			// build without the JIT has none.
+			ly->jit = nullptr;
+			if (auto jit = trace_layout_from_dwarf(dw)) {
+				set.jit_from_dwarf.push_back(*jit);
+				ly->jit = &set.jit_from_dwarf.back();
 			}
 			set.names.push_back(name);
 			ly->name = set.names.back().c_str();
@@ -322,7 +330,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);
 		v.current_thread = mem.ref(c.g + ly.g_cur_L).value_or(0);
 		v.vmstate = mem.value<int32_t>(c.g + ly.g_vmstate).value_or(0);
-		v.vmstate_text = vmstate_text(v.vmstate);
+		v.vmstate_text = vmstate_text(v.vmstate, ly.vmstates);
 		v.gc_total = mem.ref(c.g + ly.g_gc_total).value_or(0);
 
 		WalkStart start;

@@ -4,52 +4,96 @@
 #include <dwarf.h>
 #include <map>
 #include <optional>
-#include <span>
+#include <string_view>
 #include <vector>
 
 namespace ljcore {
 
 namespace {
 
-// The struct definitions we need, by the name LuaJIT gives them
-// (lj_obj.h, lj_dispatch.h).
-const char *const wanted_structs[] = {
-	"lua_State", "global_State",   "GCState", "GG_State", "GCfuncC",   "GCfuncL",
-	"GCproto",   "GCstr",          "GCRef",   "GCtab",    "Node",      "GCudata",
-	"GCcdata",   "StrInternState", "GCupval", "CTState",  "CCallback", "CType",
-};
-// The JIT's structures (lj_jit.h, lj_dispatch.h).
-const char *const wanted_trace_structs[] = {"GG_State", "jit_State", "GCtrace", "SnapShot",
-					    "lua_State"};
-
-// Structure definitions (not declarations) found in the CUs, by name.
-std::map<std::string, Dwarf_Die> find_structs(Dwarf *dw, std::span<const char *const> wanted)
-{
-	std::map<std::string, Dwarf_Die> found;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	// lj_obj.h is included by almost every CU: the first ones suffice.
-	while (found.size() < wanted.size() &&
-	       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-		Dwarf_Die cu, child;
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
-			do {
-				if (dwarf_tag(&child) != DW_TAG_structure_type ||
-				    !dwarf_hasattr(&child, DW_AT_name) ||
-				    dwarf_hasattr(&child, DW_AT_declaration))
-					continue;
-				const char *name = dwarf_diename(&child);
-				for (const char *w : wanted)
-					if (name && strcmp(name, w) == 0 && !found.count(w))
-						found[w] = child;
-			} while (dwarf_siblingof(&child, &child) == 0);
+// Named structure definitions (not declarations) of the CUs, by name:
+// `struct X {...}` and `typedef struct {...} X` alike. Only the names asked
+// for are kept; the walk stops once all are found.
+class StructIndex {
+public:
+	StructIndex(Dwarf *dw, std::initializer_list<const char *> wanted)
+	{
+		for (const char *w : wanted)
+			structs_[w];
+		size_t found = 0;
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		// lj_obj.h is included by almost every CU: the first ones
+		// usually suffice, lj_ctype.h's by fewer.
+		while (found < structs_.size() &&
+		       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+			Dwarf_Die cu, child;
+			if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+				do
+					found += add(child);
+				while (dwarf_siblingof(&child, &child) == 0);
+			}
+			off = next;
 		}
-		off = next;
 	}
-	return found;
-}
 
-std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
+	// The definition of struct `name`, if the DWARF has one.
+	Dwarf_Die *get(const char *name)
+	{
+		auto it = structs_.find(name);
+		return it != structs_.end() && it->second ? &*it->second : nullptr;
+	}
+
+private:
+	// Returns 1 when die defines a wanted struct not seen before.
+	int add(Dwarf_Die die)
+	{
+		int tag = dwarf_tag(&die);
+		if (tag != DW_TAG_structure_type && tag != DW_TAG_typedef)
+			return 0;
+		const char *name = dwarf_diename(&die);
+		auto it = name ? structs_.find(name) : structs_.end();
+		if (it == structs_.end() || it->second)
+			return 0;
+		Dwarf_Die def = die;
+		if (tag == DW_TAG_typedef && !strip_typedefs(&def))
+			return 0;
+		if (dwarf_tag(&def) != DW_TAG_structure_type ||
+		    dwarf_hasattr(&def, DW_AT_declaration))
+			return 0;
+		it->second = def;
+		return 1;
+	}
+
+	std::map<std::string, std::optional<Dwarf_Die>, std::less<>> structs_;
+
+public:
+	// Follows typedefs and qualifiers to the type they name; false when
+	// the chain breaks (a declaration only, or no type).
+	static bool strip_typedefs(Dwarf_Die *type)
+	{
+		for (;;) {
+			int tag = dwarf_tag(type);
+			if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+			    tag != DW_TAG_volatile_type)
+				return true;
+			Dwarf_Attribute attr;
+			if (!dwarf_attr_integrate(type, DW_AT_type, &attr) ||
+			    !dwarf_formref_die(&attr, type))
+				return false;
+		}
+	}
+};
+
+// Where a member sits and what it is.
+struct Member {
+	uint64_t offset;
+	Dwarf_Die type; // typedefs stripped
+};
+
+// The member `name` of struct or union st, looking into unnamed struct and
+// union members too (their fields belong to st as far as C is concerned).
+std::optional<Member> find_member(Dwarf_Die *st, std::string_view name)
 {
 	Dwarf_Die m;
 	if (dwarf_child(st, &m) != 0)
@@ -57,38 +101,110 @@ std::optional<uint64_t> member_offset(Dwarf_Die *st, const char *member)
 	do {
 		if (dwarf_tag(&m) != DW_TAG_member)
 			continue;
-		const char *name = dwarf_diename(&m);
-		if (!name || strcmp(name, member) != 0)
-			continue;
+		// Union members have no location: they all start at 0.
+		Dwarf_Word offset = 0;
 		Dwarf_Attribute attr;
-		Dwarf_Word v;
 		if (dwarf_attr(&m, DW_AT_data_member_location, &attr) &&
-		    dwarf_formudata(&attr, &v) == 0)
-			return v;
+		    dwarf_formudata(&attr, &offset) != 0)
+			continue; // a location expression: not in LuaJIT's structs
+		Dwarf_Die type;
+		bool typed = dwarf_attr_integrate(&m, DW_AT_type, &attr) &&
+			     dwarf_formref_die(&attr, &type) && StructIndex::strip_typedefs(&type);
+		const char *mname = dwarf_diename(&m);
+		if (mname && name == mname) {
+			if (!typed)
+				return std::nullopt;
+			return Member{offset, type};
+		}
+		if (!mname && typed &&
+		    (dwarf_tag(&type) == DW_TAG_structure_type ||
+		     dwarf_tag(&type) == DW_TAG_union_type))
+			if (auto inner = find_member(&type, name))
+				return Member{offset + inner->offset, inner->type};
 	} while (dwarf_siblingof(&m, &m) == 0);
 	return std::nullopt;
 }
 
-// Reads member offsets and sizes of the structs found, collecting the
-// names of the members DWARF lacks, so that one error names them all.
+// A member by its path from st, "gc.total" for st->gc.total: whichever
+// struct holds it on the way, by name or not.
+std::optional<Member> find_path(Dwarf_Die *st, std::string_view path)
+{
+	Member at{0, *st};
+	while (!path.empty()) {
+		size_t dot = path.find('.');
+		auto m = find_member(&at.type, path.substr(0, dot));
+		if (!m)
+			return std::nullopt;
+		at = Member{at.offset + m->offset, m->type};
+		path = dot == path.npos ? std::string_view() : path.substr(dot + 1);
+	}
+	return at;
+}
+
+// Reads member offsets and struct sizes, collecting what the DWARF lacks,
+// so that one message names every missing member.
+//
+// A member is asked for by its paths in the versions we know, best first,
+// separated by '|': "str.tab|strhash" is g->str.tab in LuaJIT 2.1 since its
+// string interning rework and g->strhash before it (and in Tarantool's
+// fork). No path relies on the name of a helper struct such as GCState or
+// StrInternState: only the top-level structs are looked up by name.
 class Members {
 public:
-	explicit Members(std::map<std::string, Dwarf_Die> &structs) : structs_(structs) {}
+	explicit Members(StructIndex &structs) : structs_(structs) {}
 
-	uint32_t off(const char *st, const char *member)
+	uint32_t off(const char *st, std::string_view paths)
 	{
-		auto v = member_offset(&structs_[st], member);
-		if (!v) {
-			missing_ += std::string(missing_.empty() ? "" : ", ") + st + "." + member;
+		auto m = find(st, paths);
+		return m ? uint32_t(m->offset) : 0;
+	}
+	// sizeof the member's type, e.g. 8 for a GCRef with GC64.
+	uint32_t member_size(const char *st, std::string_view paths)
+	{
+		auto m = find(st, paths);
+		return m ? uint32_t(dwarf_bytesize(&m->type)) : 0;
+	}
+	uint32_t size(const char *st)
+	{
+		Dwarf_Die *die = structs_.get(st);
+		if (!die) {
+			note_missing(std::string("struct ") + st);
 			return 0;
 		}
-		return uint32_t(*v);
+		return uint32_t(dwarf_bytesize(die));
 	}
-	uint32_t size(const char *st) { return uint32_t(dwarf_bytesize(&structs_[st])); }
+	bool has(const char *st) { return structs_.get(st) != nullptr; }
 	const std::string &missing() const { return missing_; }
 
 private:
-	std::map<std::string, Dwarf_Die> &structs_;
+	std::optional<Member> find(const char *st, std::string_view paths)
+	{
+		Dwarf_Die *die = structs_.get(st);
+		if (!die) {
+			note_missing(std::string("struct ") + st);
+			return std::nullopt;
+		}
+		for (std::string_view rest = paths; !rest.empty();) {
+			size_t bar = rest.find('|');
+			if (auto m = find_path(die, rest.substr(0, bar)))
+				return m;
+			rest = bar == rest.npos ? std::string_view() : rest.substr(bar + 1);
+		}
+		std::string name = std::string(st) + "." + std::string(paths);
+		for (size_t bar; (bar = name.find('|')) != name.npos;)
+			name.replace(bar, 1, " or ");
+		note_missing(name);
+		return std::nullopt;
+	}
+	void note_missing(const std::string &what)
+	{
+		// A missing struct is named once, not once per member.
+		if (missing_.find(what) != std::string::npos)
+			return;
+		missing_ += (missing_.empty() ? "" : ", ") + what;
+	}
+
+	StructIndex &structs_;
 	std::string missing_;
 };
 
@@ -102,124 +218,170 @@ void differ(std::vector<std::string> &out, const char *name, uint64_t x, uint64_
 
 } // namespace
 
+namespace {
+
+// The value of enumerator `name` in any CU's top-level enums.
+std::optional<int64_t> enumerator_value(Dwarf *dw, const char *name)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+		Dwarf_Die cu, child, e;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) != DW_TAG_enumeration_type ||
+				    dwarf_child(&child, &e) != 0)
+					continue;
+				do {
+					const char *n = dwarf_diename(&e);
+					Dwarf_Attribute attr;
+					Dwarf_Sword v;
+					if (n && strcmp(n, name) == 0 &&
+					    dwarf_attr(&e, DW_AT_const_value, &attr) &&
+					    dwarf_formsdata(&attr, &v) == 0)
+						return v;
+				} while (dwarf_siblingof(&e, &e) == 0);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	return std::nullopt;
+}
+
+// CFRAME_OFS_* are macros (lj_frame.h), not in DWARF: by architecture,
+// GC64, and fork (Tarantool's x86_64 C frame saves two more registers,
+// which moves the link to the previous frame).
+void set_cframe(lj_layout &ly, Arch arch, bool tarantool)
+{
+	if (arch == Arch::x86_64 && ly.gc64)
+		ly.cf_nres = 8, ly.cf_prev = 32, ly.cf_l = 16, ly.cf_pc = 24;
+	else if (arch == Arch::x86_64)
+		ly.cf_nres = 16, ly.cf_prev = 32, ly.cf_l = 24, ly.cf_pc = 28;
+	else
+		ly.cf_nres = 40, ly.cf_prev = 0, ly.cf_l = 16, ly.cf_pc = 8;
+	if (arch == Arch::x86_64 && tarantool)
+		ly.cf_prev = 48;
+}
+
+} // namespace
+
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 {
-	auto structs = find_structs(dw, wanted_structs);
-	for (const char *w : wanted_structs)
-		if (!structs.count(w))
-			return fail(std::string("DWARF has no definition of struct ") + w);
+	StructIndex structs(dw, {"lua_State", "global_State", "GG_State", "GCfuncC", "GCfuncL",
+				 "GCproto", "GCstr", "GCtab", "Node", "GCudata", "GCcdata",
+				 "GCupval", "CTState", "CType"});
 	Members m(structs);
-	auto off = [&](const char *st, const char *member) { return m.off(st, member); };
-	auto size = [&](const char *st) { return m.size(st); };
+	auto off = [&](const char *st, const char *path) { return uint16_t(m.off(st, path)); };
+	auto size = [&](const char *st) { return uint16_t(m.size(st)); };
 
 	lj_layout ly{};
 	ly.name = arch == Arch::x86_64 ? "from DWARF, x86_64" : "from DWARF, aarch64";
-	ly.ptrsize = uint8_t(size("GCRef"));
+	ly.ptrsize = uint8_t(m.member_size("global_State", "mainthref"));
 	ly.gc64 = ly.ptrsize == 8;
 	ly.fr2 = ly.gc64; // LJ_FR2 comes with GC64 on x86_64 and arm64
-	ly.L_status = uint16_t(off("lua_State", "status"));
-	ly.L_glref = uint16_t(off("lua_State", "glref"));
-	ly.L_base = uint16_t(off("lua_State", "base"));
-	ly.L_top = uint16_t(off("lua_State", "top"));
-	ly.L_maxstack = uint16_t(off("lua_State", "maxstack"));
-	ly.L_stack = uint16_t(off("lua_State", "stack"));
-	ly.L_cframe = uint16_t(off("lua_State", "cframe"));
-	ly.L_stacksize = uint16_t(off("lua_State", "stacksize"));
-	ly.g_strempty = uint16_t(off("global_State", "strempty"));
-	ly.g_vmstate = uint16_t(off("global_State", "vmstate"));
-	ly.g_mainthref = uint16_t(off("global_State", "mainthref"));
-	ly.g_cur_L = uint16_t(off("global_State", "cur_L"));
-	ly.g_jit_base = uint16_t(off("global_State", "jit_base"));
-	ly.g_gc_total = uint16_t(off("global_State", "gc") + off("GCState", "total"));
-	ly.fn_ffid = uint16_t(off("GCfuncC", "ffid"));
-	ly.fn_nupvalues = uint16_t(off("GCfuncC", "nupvalues"));
-	ly.fn_pc = uint16_t(off("GCfuncC", "pc"));
-	ly.fn_f = uint16_t(off("GCfuncC", "f"));
-	ly.pt_size = uint16_t(size("GCproto"));
-	ly.pt_numparams = uint16_t(off("GCproto", "numparams"));
-	ly.pt_framesize = uint16_t(off("GCproto", "framesize"));
-	ly.pt_sizebc = uint16_t(off("GCproto", "sizebc"));
-	ly.pt_k = uint16_t(off("GCproto", "k"));
-	ly.pt_sizekgc = uint16_t(off("GCproto", "sizekgc"));
-	ly.pt_sizeuv = uint16_t(off("GCproto", "sizeuv"));
-	ly.pt_flags = uint16_t(off("GCproto", "flags"));
-	ly.pt_chunkname = uint16_t(off("GCproto", "chunkname"));
-	ly.pt_firstline = uint16_t(off("GCproto", "firstline"));
-	ly.pt_numline = uint16_t(off("GCproto", "numline"));
-	ly.pt_lineinfo = uint16_t(off("GCproto", "lineinfo"));
-	ly.pt_uvinfo = uint16_t(off("GCproto", "uvinfo"));
-	ly.pt_varinfo = uint16_t(off("GCproto", "varinfo"));
-	ly.str_len = uint16_t(off("GCstr", "len"));
-	ly.str_size = uint16_t(size("GCstr"));
-	ly.gg_g = off("GG_State", "g");
-	ly.gg_dispatch = off("GG_State", "dispatch");
-	ly.gg_size = size("GG_State");
-	ly.L_openupval = uint16_t(off("lua_State", "openupval"));
-	ly.L_env = uint16_t(off("lua_State", "env"));
-	ly.L_size = uint16_t(size("lua_State"));
-	uint32_t gc = off("global_State", "gc");
-	ly.g_gc_root = uint16_t(gc + off("GCState", "root"));
-	ly.g_gc_mmudata = uint16_t(gc + off("GCState", "mmudata"));
-	ly.g_gc_lightudnum = uint16_t(gc + off("GCState", "lightudnum"));
-	ly.g_gc_lightudseg = uint16_t(gc + off("GCState", "lightudseg"));
-	uint32_t str = off("global_State", "str");
-	ly.g_str_tab = uint16_t(str + off("StrInternState", "tab"));
-	ly.g_str_mask = uint16_t(str + off("StrInternState", "mask"));
-	ly.g_str_num = uint16_t(str + off("StrInternState", "num"));
-	ly.g_tmpbuf = uint16_t(off("global_State", "tmpbuf"));
-	ly.g_ctype_state = uint16_t(off("global_State", "ctype_state"));
-	ly.g_registrytv = uint16_t(off("global_State", "registrytv"));
-	ly.fn_uvptr = uint16_t(off("GCfuncL", "uvptr"));
-	ly.fnc_size = uint16_t(size("GCfuncC"));
-	ly.fnl_size = uint16_t(size("GCfuncL"));
-	ly.pt_sizept = uint16_t(off("GCproto", "sizept"));
-	ly.tab_colo = uint16_t(off("GCtab", "colo"));
-	ly.tab_array = uint16_t(off("GCtab", "array"));
-	ly.tab_metatable = uint16_t(off("GCtab", "metatable"));
-	ly.tab_node = uint16_t(off("GCtab", "node"));
-	ly.tab_asize = uint16_t(off("GCtab", "asize"));
-	ly.tab_hmask = uint16_t(off("GCtab", "hmask"));
-	ly.tab_size = uint16_t(size("GCtab"));
-	ly.node_size = uint16_t(size("Node"));
-	ly.ud_len = uint16_t(off("GCudata", "len"));
-	ly.ud_size = uint16_t(size("GCudata"));
-	ly.cd_ctypeid = uint16_t(off("GCcdata", "ctypeid"));
-	ly.cd_size = uint16_t(size("GCcdata"));
-	ly.uv_size = uint16_t(size("GCupval"));
-	ly.uv_v = uint16_t(off("GCupval", "v"));
-	ly.cts_tab = uint16_t(off("CTState", "tab"));
-	ly.cts_sizetab = uint16_t(off("CTState", "sizetab"));
-	ly.cts_cb_sizeid = uint16_t(off("CTState", "cb") + off("CCallback", "sizeid"));
-	ly.cts_size = uint16_t(size("CTState"));
-	ly.ctype_size = uint16_t(size("CType"));
-	if (!m.missing().empty())
-		return fail("DWARF lacks members " + m.missing());
-	// CFRAME_OFS_* are macros (lj_frame.h), not in DWARF.
-	if (arch == Arch::x86_64 && ly.gc64) {
-		ly.cf_nres = 8, ly.cf_prev = 32, ly.cf_l = 16, ly.cf_pc = 24;
-	} else if (arch == Arch::x86_64) {
-		ly.cf_nres = 16, ly.cf_prev = 32, ly.cf_l = 24, ly.cf_pc = 28;
-	} else {
-		ly.cf_nres = 40, ly.cf_prev = 0, ly.cf_l = 16, ly.cf_pc = 8;
+	// LJ_VMST__MAX: 7 upstream, 9 in Tarantool's fork.
+	ly.vmstates = uint8_t(enumerator_value(dw, "LJ_VMST__MAX").value_or(7));
+	ly.L_status = off("lua_State", "status");
+	ly.L_glref = off("lua_State", "glref");
+	ly.L_base = off("lua_State", "base");
+	ly.L_top = off("lua_State", "top");
+	ly.L_maxstack = off("lua_State", "maxstack");
+	ly.L_stack = off("lua_State", "stack");
+	ly.L_cframe = off("lua_State", "cframe");
+	ly.L_stacksize = off("lua_State", "stacksize");
+	ly.L_openupval = off("lua_State", "openupval");
+	ly.L_env = off("lua_State", "env");
+	ly.L_size = size("lua_State");
+	ly.g_strempty = off("global_State", "strempty");
+	ly.g_vmstate = off("global_State", "vmstate");
+	ly.g_mainthref = off("global_State", "mainthref");
+	ly.g_cur_L = off("global_State", "cur_L");
+	ly.g_jit_base = off("global_State", "jit_base");
+	ly.g_gc_total = off("global_State", "gc.total");
+	ly.g_gc_root = off("global_State", "gc.root");
+	ly.g_gc_mmudata = off("global_State", "gc.mmudata");
+	// Every 64-bit target has them, with or without GC64.
+	ly.g_gc_lightudnum = off("global_State", "gc.lightudnum");
+	ly.g_gc_lightudseg = off("global_State", "gc.lightudseg");
+	ly.g_str_tab = off("global_State", "str.tab|strhash");
+	ly.g_str_mask = off("global_State", "str.mask|strmask");
+	ly.g_str_num = off("global_State", "str.num|strnum");
+	ly.g_tmpbuf = off("global_State", "tmpbuf");
+	ly.g_ctype_state = off("global_State", "ctype_state");
+	ly.g_registrytv = off("global_State", "registrytv");
+	ly.fn_ffid = off("GCfuncC", "ffid");
+	ly.fn_nupvalues = off("GCfuncC", "nupvalues");
+	ly.fn_pc = off("GCfuncC", "pc");
+	ly.fn_f = off("GCfuncC", "f");
+	ly.fn_uvptr = off("GCfuncL", "uvptr");
+	ly.fnc_size = size("GCfuncC");
+	ly.fnl_size = size("GCfuncL");
+	ly.pt_size = size("GCproto");
+	ly.pt_numparams = off("GCproto", "numparams");
+	ly.pt_framesize = off("GCproto", "framesize");
+	ly.pt_sizebc = off("GCproto", "sizebc");
+	ly.pt_k = off("GCproto", "k");
+	ly.pt_sizekgc = off("GCproto", "sizekgc");
+	ly.pt_sizeuv = off("GCproto", "sizeuv");
+	ly.pt_flags = off("GCproto", "flags");
+	ly.pt_chunkname = off("GCproto", "chunkname");
+	ly.pt_firstline = off("GCproto", "firstline");
+	ly.pt_numline = off("GCproto", "numline");
+	ly.pt_lineinfo = off("GCproto", "lineinfo");
+	ly.pt_uvinfo = off("GCproto", "uvinfo");
+	ly.pt_varinfo = off("GCproto", "varinfo");
+	ly.pt_sizept = off("GCproto", "sizept");
+	ly.str_len = off("GCstr", "len");
+	ly.str_size = size("GCstr");
+	ly.tab_colo = off("GCtab", "colo");
+	ly.tab_array = off("GCtab", "array");
+	ly.tab_metatable = off("GCtab", "metatable");
+	ly.tab_node = off("GCtab", "node");
+	ly.tab_asize = off("GCtab", "asize");
+	ly.tab_hmask = off("GCtab", "hmask");
+	ly.tab_size = size("GCtab");
+	ly.node_size = size("Node");
+	ly.ud_len = off("GCudata", "len");
+	ly.ud_size = size("GCudata");
+	ly.cd_ctypeid = off("GCcdata", "ctypeid");
+	ly.cd_size = size("GCcdata");
+	ly.uv_size = size("GCupval");
+	ly.uv_v = off("GCupval", "v");
+	// A build without the FFI has no CTState: its fields stay 0, as
+	// g->ctype_state does at run time.
+	if (structs.get("CTState")) {
+		ly.cts_tab = off("CTState", "tab");
+		ly.cts_sizetab = off("CTState", "sizetab");
+		ly.cts_cb_sizeid = off("CTState", "cb.sizeid");
+		ly.cts_size = size("CTState");
+		ly.ctype_size = size("CType");
 	}
+	ly.gg_g = m.off("GG_State", "g");
+	ly.gg_dispatch = m.off("GG_State", "dispatch");
+	ly.gg_size = m.size("GG_State");
+	if (!m.missing().empty())
+		return fail("DWARF lacks " + m.missing());
+	set_cframe(ly, arch, ly.vmstates == 9);
 	return ly;
 }
 
 Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 {
-	auto structs = find_structs(dw, wanted_trace_structs);
-	for (const char *w : wanted_trace_structs)
-		if (!structs.count(w))
-			return fail(std::string("DWARF has no definition of struct ") + w +
-				    " (a build without the JIT?)");
+	StructIndex structs(
+		dw, {"GG_State", "jit_State", "GCtrace", "SnapShot", "lua_State", "global_State"});
+	if (!structs.get("jit_State"))
+		return fail("DWARF has no definition of struct jit_State (a build without the "
+			    "JIT?)");
 	Members m(structs);
-	auto off = [&](const char *st, const char *member) { return uint16_t(m.off(st, member)); };
+	auto off = [&](const char *st, const char *path) { return uint16_t(m.off(st, path)); };
 	lj_trace_layout t{};
 	t.name = "from DWARF";
-	// OpenResty's lua_State carries exdata for its extensions; upstream's
-	// does not, and the IR names differ along the same line.
-	t.fork =
-		member_offset(&structs["lua_State"], "exdata") ? LJ_FORK_LUAJIT2 : LJ_FORK_UPSTREAM;
+	// OpenResty's lua_State carries exdata for its extensions, Tarantool's
+	// global_State a mem_L; the IR field and call names differ with them.
+	Dwarf_Die *L = structs.get("lua_State"), *g = structs.get("global_State");
+	t.fork = L && find_path(L, "exdata")  ? LJ_FORK_LUAJIT2
+		 : g && find_path(g, "mem_L") ? LJ_FORK_TARANTOOL
+					      : LJ_FORK_UPSTREAM;
 	t.gg_J = m.off("GG_State", "J");
 	t.J_trace = off("jit_State", "trace");
 	t.J_sizetrace = off("jit_State", "sizetrace");
@@ -249,141 +411,104 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	t.T_nextroot = off("GCtrace", "nextroot");
 	t.T_nextside = off("GCtrace", "nextside");
 	t.T_linktype = off("GCtrace", "linktype");
+	uint32_t snap_size = m.size("SnapShot");
 	if (!m.missing().empty())
-		return fail("DWARF lacks members " + m.missing());
+		return fail("DWARF lacks " + m.missing());
 	// The snapshot layout is fixed in trace_layout.h, not a table field.
-	if (dwarf_bytesize(&structs["SnapShot"]) != LJ_SNAP_SIZE)
-		return fail("DWARF has sizeof(SnapShot) " +
-			    std::to_string(dwarf_bytesize(&structs["SnapShot"])) + ", not " +
+	if (snap_size != LJ_SNAP_SIZE)
+		return fail("DWARF has sizeof(SnapShot) " + std::to_string(snap_size) + ", not " +
 			    std::to_string(LJ_SNAP_SIZE));
 	return t;
+}
+
+// Every field of the two tables, in declaration order (layout.h,
+// trace_layout.h): for comparing and printing them whole.
+#define LJ_LAYOUT_FIELDS(X)                                                                                \
+	X(gc64)                                                                                            \
+	X(fr2) X(ptrsize) X(vmstates) X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(           \
+		L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate)     \
+		X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(      \
+			g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num)        \
+			X(g_tmpbuf) X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(         \
+				fn_pc) X(fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size)              \
+				X(pt_numparams) X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(      \
+					pt_sizeuv) X(pt_flags) X(pt_chunkname) X(pt_firstline)             \
+					X(pt_numline) X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo) X(         \
+						pt_sizept) X(str_len) X(str_size) X(tab_colo) X(tab_array) \
+						X(tab_metatable) X(tab_node) X(tab_asize) X(               \
+							tab_hmask) X(tab_size) X(node_size) X(ud_len)      \
+							X(ud_size) X(cd_ctypeid) X(cd_size) X(             \
+								uv_size) X(uv_v) X(ctype_size)             \
+								X(cts_tab) X(cts_sizetab) X(               \
+									cts_cb_sizeid) X(cts_size)         \
+									X(gg_g) X(gg_dispatch) X(          \
+										gg_size) X(L_size)         \
+										X(cf_nres) X(              \
+											cf_prev)           \
+											X(cf_l) X(         \
+												cf_pc)
+#define LJ_TRACE_LAYOUT_FIELDS(X)                                                                  \
+	X(fork)                                                                                    \
+	X(gg_J) X(J_trace) X(J_sizetrace) X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim)           \
+		X(J_sizesnap) X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk)      \
+			X(T_nsnapmap) X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc)             \
+				X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild) X(T_spadjust)      \
+					X(T_traceno) X(T_link) X(T_root) X(T_nextroot)             \
+						X(T_nextside) X(T_linktype)
+
+std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
+{
+	std::vector<std::string> out;
+#define LJ_CMP(f) differ(out, #f, a.f, b.f);
+	LJ_LAYOUT_FIELDS(LJ_CMP)
+	return out;
 }
 
 std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 						  const lj_trace_layout &b)
 {
 	std::vector<std::string> out;
-#define LJ_CMP(f) differ(out, #f, a.f, b.f)
-	LJ_CMP(fork);
-	LJ_CMP(gg_J);
-	LJ_CMP(J_trace);
-	LJ_CMP(J_sizetrace);
-	LJ_CMP(J_exitstubgroup);
-	LJ_CMP(J_irtoplim);
-	LJ_CMP(J_irbotlim);
-	LJ_CMP(J_sizesnap);
-	LJ_CMP(J_sizesnapmap);
-	LJ_CMP(T_size);
-	LJ_CMP(T_nsnap);
-	LJ_CMP(T_nins);
-	LJ_CMP(T_ir);
-	LJ_CMP(T_nk);
-	LJ_CMP(T_nsnapmap);
-	LJ_CMP(T_snap);
-	LJ_CMP(T_snapmap);
-	LJ_CMP(T_startpt);
-	LJ_CMP(T_startpc);
-	LJ_CMP(T_szmcode);
-	LJ_CMP(T_mcode);
-	LJ_CMP(T_mcloop);
-	LJ_CMP(T_nchild);
-	LJ_CMP(T_spadjust);
-	LJ_CMP(T_traceno);
-	LJ_CMP(T_link);
-	LJ_CMP(T_root);
-	LJ_CMP(T_nextroot);
-	LJ_CMP(T_nextside);
-	LJ_CMP(T_linktype);
+	LJ_TRACE_LAYOUT_FIELDS(LJ_CMP)
 #undef LJ_CMP
 	return out;
 }
 
-std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
+namespace {
+
+// ".f = v," for each field, wrapped as clang-format would.
+class Initializer {
+public:
+	void add(const char *field, uint64_t v)
+	{
+		std::string item = std::string(".") + field + " = " + std::to_string(v) + ",";
+		if (line_.size() + item.size() + 1 > 72) {
+			text_ += "\t" + line_ + "\n";
+			line_.clear();
+		}
+		line_ += (line_.empty() ? "" : " ") + item;
+	}
+	std::string finish() { return text_ + (line_.empty() ? "" : "\t" + line_ + "\n"); }
+
+private:
+	std::string text_, line_;
+};
+
+} // namespace
+
+std::string layout_initializer(const lj_layout &table)
 {
-	std::vector<std::string> out;
-#define LJ_CMP(f) differ(out, #f, a.f, b.f)
-	LJ_CMP(gc64);
-	LJ_CMP(fr2);
-	LJ_CMP(ptrsize);
-	LJ_CMP(L_status);
-	LJ_CMP(L_glref);
-	LJ_CMP(L_base);
-	LJ_CMP(L_top);
-	LJ_CMP(L_maxstack);
-	LJ_CMP(L_stack);
-	LJ_CMP(L_cframe);
-	LJ_CMP(L_stacksize);
-	LJ_CMP(g_strempty);
-	LJ_CMP(g_vmstate);
-	LJ_CMP(g_mainthref);
-	LJ_CMP(g_cur_L);
-	LJ_CMP(g_jit_base);
-	LJ_CMP(g_gc_total);
-	LJ_CMP(fn_ffid);
-	LJ_CMP(fn_nupvalues);
-	LJ_CMP(fn_pc);
-	LJ_CMP(fn_f);
-	LJ_CMP(pt_size);
-	LJ_CMP(pt_numparams);
-	LJ_CMP(pt_framesize);
-	LJ_CMP(pt_sizebc);
-	LJ_CMP(pt_k);
-	LJ_CMP(pt_sizekgc);
-	LJ_CMP(pt_sizeuv);
-	LJ_CMP(pt_flags);
-	LJ_CMP(pt_chunkname);
-	LJ_CMP(pt_firstline);
-	LJ_CMP(pt_numline);
-	LJ_CMP(pt_lineinfo);
-	LJ_CMP(pt_uvinfo);
-	LJ_CMP(pt_varinfo);
-	LJ_CMP(str_len);
-	LJ_CMP(str_size);
-	LJ_CMP(gg_g);
-	LJ_CMP(gg_dispatch);
-	LJ_CMP(cf_nres);
-	LJ_CMP(cf_prev);
-	LJ_CMP(cf_l);
-	LJ_CMP(cf_pc);
-	LJ_CMP(L_openupval);
-	LJ_CMP(L_env);
-	LJ_CMP(g_registrytv);
-	LJ_CMP(L_size);
-	LJ_CMP(g_gc_root);
-	LJ_CMP(g_gc_mmudata);
-	LJ_CMP(g_gc_lightudnum);
-	LJ_CMP(g_gc_lightudseg);
-	LJ_CMP(g_str_tab);
-	LJ_CMP(g_str_mask);
-	LJ_CMP(g_str_num);
-	LJ_CMP(g_tmpbuf);
-	LJ_CMP(g_ctype_state);
-	LJ_CMP(fn_uvptr);
-	LJ_CMP(fnc_size);
-	LJ_CMP(fnl_size);
-	LJ_CMP(pt_sizept);
-	LJ_CMP(tab_colo);
-	LJ_CMP(tab_array);
-	LJ_CMP(tab_metatable);
-	LJ_CMP(tab_node);
-	LJ_CMP(tab_asize);
-	LJ_CMP(tab_hmask);
-	LJ_CMP(tab_size);
-	LJ_CMP(node_size);
-	LJ_CMP(ud_len);
-	LJ_CMP(ud_size);
-	LJ_CMP(cd_ctypeid);
-	LJ_CMP(cd_size);
-	LJ_CMP(uv_size);
-	LJ_CMP(uv_v);
-	LJ_CMP(cts_tab);
-	LJ_CMP(cts_sizetab);
-	LJ_CMP(cts_cb_sizeid);
-	LJ_CMP(cts_size);
-	LJ_CMP(ctype_size);
-	LJ_CMP(gg_size);
-#undef LJ_CMP
-	return out;
+	Initializer init;
+#define LJ_INIT(f) init.add(#f, table.f);
+	LJ_LAYOUT_FIELDS(LJ_INIT)
+	return init.finish();
+}
+
+std::string trace_layout_initializer(const lj_trace_layout &table)
+{
+	Initializer init;
+	LJ_TRACE_LAYOUT_FIELDS(LJ_INIT)
+#undef LJ_INIT
+	return init.finish();
 }
 
 } // namespace ljcore

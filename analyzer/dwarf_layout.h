@@ -26,4 +26,9 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw);
 std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 						  const lj_trace_layout &b);
 
+// The table as the body of a C initializer, ".L_base = 32, ..." lines of
+// every field, as luajit/layouts.h and luajit/trace_layouts.h hold them.
+std::string layout_initializer(const lj_layout &ly);
+std::string trace_layout_initializer(const lj_trace_layout &t);
+
 } // namespace ljcore

@@ -9,10 +9,16 @@ namespace ljcore {
 
 namespace {
 
-// Names of VM states in LJ_VMST_* order; vmstate holds their complement.
+// Names of VM states in LJ_VMST_* order (lj_obj.h); vmstate holds their
+// complement. Tarantool's fork splits upstream's C state in three (a Lua,
+// a fast and a C function) for its profilers.
 const char *const vmstate_names[] = {
 	"interpreter",     "C", "GC", "trace exit", "trace recorder", "trace optimizer",
 	"trace assembler",
+};
+const char *const vmstate_names_tarantool[] = {
+	"interpreter", "Lua function",   "fast function",   "C function",      "GC",
+	"trace exit",  "trace recorder", "trace optimizer", "trace assembler",
 };
 
 std::string hex(uint64_t v)
@@ -33,7 +39,7 @@ bool is_vm_symbol(const std::string &name)
 
 } // namespace
 
-std::string vmstate_text(int32_t vmstate)
+std::string vmstate_text(int32_t vmstate, unsigned vmstates)
 {
 	// arm64 traces do not store their number (vm_arm64.dasc BC_JLOOP).
 	if (vmstate == 0)
@@ -41,7 +47,10 @@ std::string vmstate_text(int32_t vmstate)
 	if (vmstate > 0)
 		return "trace " + std::to_string(vmstate);
 	uint32_t index = ~uint32_t(vmstate);
-	if (index < std::size(vmstate_names))
+	if (vmstates == std::size(vmstate_names_tarantool) &&
+	    index < std::size(vmstate_names_tarantool))
+		return vmstate_names_tarantool[index];
+	if (vmstates != std::size(vmstate_names_tarantool) && index < std::size(vmstate_names))
 		return vmstate_names[index];
 	return "unknown (" + std::to_string(vmstate) + ")";
 }

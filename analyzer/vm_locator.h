@@ -51,7 +51,8 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 				  const std::vector<const lj_layout *> &layouts,
 				  std::vector<std::string> &evidence);
 
-// g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0).
-std::string vmstate_text(int32_t vmstate);
+// g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0), in
+// a build with the given number of VM states (lj_layout.vmstates).
+std::string vmstate_text(int32_t vmstate, unsigned vmstates);
 
 } // namespace ljcore

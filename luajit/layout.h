@@ -11,6 +11,7 @@
 #ifndef LJCORE_LUAJIT_LAYOUT_H
 #define LJCORE_LUAJIT_LAYOUT_H
 
+#include "trace_layout.h"
 #include "types.h"
 
 struct lj_layout {
@@ -20,6 +21,7 @@ struct lj_layout {
 	u8 gc64;    /* LJ_GC64: GCRef/MRef are 64 bits, TValue is NaN-tagged 64. */
 	u8 fr2;     /* LJ_FR2: two-slot frame link (always with GC64). */
 	u8 ptrsize; /* 8 or 4: size of GCRef/MRef fields. */
+	u8 vmstates; /* LJ_VMST__MAX: 7, or 9 in Tarantool's fork (lj_obj.h). */
 
 	/* lua_State */
 	u16 L_status;
@@ -119,6 +121,10 @@ struct lj_layout {
 	u16 cf_prev;
 	u16 cf_l;
 	u16 cf_pc;
+
+	/* The JIT's layout of the same build (trace_layout.h), NULL when it
+	 * was built without the JIT or the layout is unknown. */
+	const struct lj_trace_layout *jit;
 };
 
 /* Generic object header: every GC object starts with nextgc, marked, gct. */

@@ -16,7 +16,7 @@
 
 /* Which LuaJIT source a build comes from: the IR field and call names and
  * the fast function names differ (lj_ir.h IRFLDEF, lj_ircall.h IRCALLDEF). */
-enum lj_fork { LJ_FORK_UPSTREAM = 0, LJ_FORK_LUAJIT2 = 1 };
+enum lj_fork { LJ_FORK_UPSTREAM = 0, LJ_FORK_LUAJIT2 = 1, LJ_FORK_TARANTOOL = 2 };
 
 struct lj_trace_layout {
 	const char *name;

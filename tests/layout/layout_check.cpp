@@ -1,9 +1,10 @@
-// Every LuaJIT debug build under the given directory: the layout its DWARF
+// Every LuaJIT debug build under the given directories: the layout its DWARF
 // describes must equal one of the built-in tables, which serve stripped
 // binaries of the same flavour. On a mismatch the DWARF values are printed
 // as an initializer to compare with luajit/layouts.h.
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -14,52 +15,6 @@
 
 using namespace ljcore;
 namespace fs = std::filesystem;
-
-static void print_initializer(const lj_layout &l)
-{
-	printf("\t.gc64 = %u, .fr2 = %u, .ptrsize = %u,\n", l.gc64, l.fr2, l.ptrsize);
-	printf("\t.L_status = %u, .L_glref = %u, .L_base = %u, .L_top = %u, .L_maxstack = %u, "
-	       ".L_stack = %u, .L_cframe = %u, .L_stacksize = %u,\n",
-	       l.L_status, l.L_glref, l.L_base, l.L_top, l.L_maxstack, l.L_stack, l.L_cframe,
-	       l.L_stacksize);
-	printf("\t.g_strempty = %u, .g_vmstate = %u, .g_mainthref = %u, .g_cur_L = %u, "
-	       ".g_jit_base = %u, .g_gc_total = %u,\n",
-	       l.g_strempty, l.g_vmstate, l.g_mainthref, l.g_cur_L, l.g_jit_base, l.g_gc_total);
-	printf("\t.fn_ffid = %u, .fn_nupvalues = %u, .fn_pc = %u, .fn_f = %u,\n", l.fn_ffid,
-	       l.fn_nupvalues, l.fn_pc, l.fn_f);
-	printf("\t.pt_size = %u, .pt_numparams = %u, .pt_framesize = %u, .pt_sizebc = %u, "
-	       ".pt_k = %u, .pt_sizekgc = %u, .pt_sizeuv = %u, .pt_flags = %u, .pt_chunkname = %u, "
-	       ".pt_firstline = %u, .pt_numline = %u, .pt_lineinfo = %u, .pt_uvinfo = %u, "
-	       ".pt_varinfo = %u,\n",
-	       l.pt_size, l.pt_numparams, l.pt_framesize, l.pt_sizebc, l.pt_k, l.pt_sizekgc,
-	       l.pt_sizeuv, l.pt_flags, l.pt_chunkname, l.pt_firstline, l.pt_numline, l.pt_lineinfo,
-	       l.pt_uvinfo, l.pt_varinfo);
-	printf("\t.str_len = %u, .str_size = %u, .gg_g = 0x%x, .gg_dispatch = 0x%x,\n", l.str_len,
-	       l.str_size, l.gg_g, l.gg_dispatch);
-	printf("\t.cf_nres = %u, .cf_prev = %u, .cf_l = %u, .cf_pc = %u,\n", l.cf_nres, l.cf_prev,
-	       l.cf_l, l.cf_pc);
-	// The GC heap census (analyzer/gc_census.cpp).
-	printf("\t.L_openupval = %u, .L_env = %u, .L_size = %u, .g_registrytv = %u,\n",
-	       l.L_openupval, l.L_env, l.L_size, l.g_registrytv);
-	printf("\t.g_gc_root = %u, .g_gc_mmudata = %u, .g_gc_lightudnum = %u, "
-	       ".g_gc_lightudseg = %u, .g_str_tab = %u, .g_str_mask = %u, .g_str_num = %u, "
-	       ".g_tmpbuf = %u, .g_ctype_state = %u,\n",
-	       l.g_gc_root, l.g_gc_mmudata, l.g_gc_lightudnum, l.g_gc_lightudseg, l.g_str_tab,
-	       l.g_str_mask, l.g_str_num, l.g_tmpbuf, l.g_ctype_state);
-	printf("\t.fn_uvptr = %u, .fnc_size = %u, .fnl_size = %u, .pt_sizept = %u,\n", l.fn_uvptr,
-	       l.fnc_size, l.fnl_size, l.pt_sizept);
-	printf("\t.tab_colo = %u, .tab_array = %u, .tab_metatable = %u, .tab_node = %u, "
-	       ".tab_asize = %u, .tab_hmask = %u, .tab_size = %u, .node_size = %u,\n",
-	       l.tab_colo, l.tab_array, l.tab_metatable, l.tab_node, l.tab_asize, l.tab_hmask,
-	       l.tab_size, l.node_size);
-	printf("\t.ud_len = %u, .ud_size = %u, .cd_ctypeid = %u, .cd_size = %u, .uv_size = %u, "
-	       ".uv_v = %u,\n",
-	       l.ud_len, l.ud_size, l.cd_ctypeid, l.cd_size, l.uv_size, l.uv_v);
-	printf("\t.cts_tab = %u, .cts_sizetab = %u, .cts_cb_sizeid = %u, .cts_size = %u, "
-	       ".ctype_size = %u,\n",
-	       l.cts_tab, l.cts_sizetab, l.cts_cb_sizeid, l.cts_size, l.ctype_size);
-	printf("\t.gg_size = 0x%x,\n", l.gg_size);
-}
 
 // The JIT layout of the same build: its DWARF must equal the built-in table
 // of the flavour, and a build without the JIT must have neither.
@@ -92,15 +47,23 @@ static bool check_trace_layout(Dwarf *dw, const std::string &variant, const lj_l
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s BUILD_LUAJIT_DIR\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BUILD_LUAJIT_DIR...\n", argv[0]);
 		return 2;
 	}
 	int checked = 0, failed = 0;
 	std::error_code ec;
-	for (auto &entry : fs::directory_iterator(argv[1], ec)) {
+	// More directories check builds made by hand, e.g. of a new release;
+	// a CMake build (Tarantool's fork) keeps its luajit in b/src.
+	std::vector<fs::directory_entry> entries;
+	for (int i = 1; i < argc; i++)
+		for (auto &entry : fs::directory_iterator(argv[i], ec))
+			entries.push_back(entry);
+	for (auto &entry : entries) {
 		std::string variant = entry.path().filename();
 		fs::path exe = entry.path() / "src" / "luajit";
+		if (!fs::exists(exe))
+			exe = entry.path() / "b" / "src" / "luajit";
 		// Builds with DWARF only (-debug, and -nojit, which keeps it too):
 		// stripped ones have nothing to check against.
 		bool arm64 = variant.ends_with("-arm64");
@@ -131,7 +94,7 @@ int main(int argc, char **argv)
 			} else {
 				printf("FAIL %s: no built-in table equals its DWARF layout:\n",
 				       variant.c_str());
-				print_initializer(*ly);
+				fputs(layout_initializer(*ly).c_str(), stdout);
 				failed++;
 			}
 		}
