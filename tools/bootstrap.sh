@@ -8,6 +8,7 @@ packages=(
   libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
   nlohmann-json3-dev doctest-dev libcli11-dev libzstd-dev zstd
   clang libbpf-dev                          # walker compiled for BPF, loaded in a test
+  clang-16 libclang-rt-16-dev               # libFuzzer harnesses (tools/fuzz.sh)
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user  # aarch64 LuaJIT and its guest cores
