@@ -127,8 +127,9 @@ struct VmResult {
 struct Analysis {
 	// Of every JSON output; bumped when a field changes meaning or goes
 	// away. 2: `traces --json` names what it read `source`, as the others
-	// do, no longer `core`.
-	static constexpr int schema_version = 2;
+	// do, no longer `core`. 3: strings that are not UTF-8 are written
+	// escaped, with their bytes in a "<name>_hex" sibling (cli/render_bytes.h).
+	static constexpr int schema_version = 3;
 
 	std::string source; // the core's path, or "process PID"
 	bool live = false;

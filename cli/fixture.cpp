@@ -10,6 +10,7 @@
 #include "analyzer/snapshot.h"
 #include "cli/exit_codes.h"
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 #include "cli/render_trace.h"
 
 namespace ljcore {
@@ -81,6 +82,8 @@ json fixture_view(const Analysis &a)
 		if (i < a.vms.size() && a.vms[i].gc)
 			vm["gc"] = gc_census_json(*a.vms[i].gc);
 	}
+	// As every JSON output has them, so that a check compares like with like.
+	encode_target_bytes(v);
 	return v;
 }
 
@@ -105,7 +108,10 @@ Expected<json> analyze_fixture(const fs::path &dir)
 Expected<json> reanalyze_fixture(const fs::path &dir)
 {
 	json manifest = read_json(dir / manifest_name);
-	int schema = manifest.is_object() ? manifest.value("fixture_schema", 0) : 0;
+	const json *field = manifest.is_object() && manifest.contains("fixture_schema")
+				    ? &manifest["fixture_schema"]
+				    : nullptr;
+	int schema = field && field->is_number_integer() ? field->get<int>() : 0;
 	if (schema != fixture_schema)
 		return fail("fixture_schema " + std::to_string(schema) + ", this ljcore reads " +
 			    std::to_string(fixture_schema) +
@@ -118,7 +124,7 @@ std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
 	std::vector<fs::path> out;
 	for (auto &root : roots) {
 		std::error_code ec;
-		if (fs::exists(fs::path(root) / manifest_name)) {
+		if (fs::exists(fs::path(root) / manifest_name, ec)) {
 			out.push_back(root);
 			continue;
 		}
@@ -129,6 +135,12 @@ std::vector<fs::path> find_fixtures(const std::vector<std::string> &roots)
 	}
 	std::sort(out.begin(), out.end());
 	return out;
+}
+
+// Encoded strings are UTF-8: replace never acts, but never throws either.
+std::string one_line(const json &j)
+{
+	return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 bool is_leaf(const json &j)
@@ -145,7 +157,7 @@ bool is_leaf(const json &j)
 void write_compact(std::ostream &out, const json &j, int depth)
 {
 	if (is_leaf(j) && (depth > 0 || j.empty())) {
-		out << j.dump();
+		out << one_line(j);
 		return;
 	}
 	const std::string indent(size_t(2 * (depth + 1)), ' ');
@@ -156,7 +168,7 @@ void write_compact(std::ostream &out, const json &j, int depth)
 		out << (first ? "" : ",\n") << indent;
 		first = false;
 		if (object)
-			out << json(it.key()).dump() << ": ";
+			out << one_line(it.key()) << ": ";
 		write_compact(out, *it, depth + 1);
 	}
 	out << "\n" << std::string(size_t(2 * depth), ' ') << (object ? "}" : "]");
@@ -179,12 +191,12 @@ void print_changes(const json &expected, const json &actual)
 				      ? expected[json::json_pointer(path)]
 				      : json();
 		if (what == "replace")
-			std::cout << "  " << path << ": expected " << before.dump() << ", got "
-				  << op["value"].dump() << "\n";
+			std::cout << "  " << path << ": expected " << one_line(before) << ", got "
+				  << one_line(op["value"]) << "\n";
 		else if (what == "add")
-			std::cout << "  " << path << ": new " << op["value"].dump() << "\n";
+			std::cout << "  " << path << ": new " << one_line(op["value"]) << "\n";
 		else
-			std::cout << "  " << path << ": gone (was " << before.dump() << ")\n";
+			std::cout << "  " << path << ": gone (was " << one_line(before) << ")\n";
 	}
 }
 
@@ -192,7 +204,12 @@ void print_changes(const json &expected, const json &actual)
 
 int fixture_new(const FixtureNew &f)
 {
-	fs::create_directories(f.dir);
+	std::error_code ec;
+	fs::create_directories(f.dir, ec);
+	if (ec) {
+		std::cerr << "ljcore: " << f.dir << ": " << ec.message() << "\n";
+		return exit_unreadable;
+	}
 	fs::path dir(f.dir);
 	auto snap =
 		snapshot_core(f.core, (dir / core_name).string(), fixture_options(f.options), true);

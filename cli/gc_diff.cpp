@@ -9,6 +9,7 @@
 #include "analyzer/gc_diff.h"
 #include "cli/exit_codes.h"
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 
 namespace ljcore {
 
@@ -47,13 +48,14 @@ void diff_text(std::ostream &out, const GcDiff &d)
 		if (!p.growth())
 			break;
 		snprintf(buf, sizeof buf, "  %14s  ", signed_bytes(p.growth()).c_str());
-		out << buf << p.prefix << "  (" << p.before << " -> " << p.after << ")\n";
+		out << buf << printable(p.prefix) << "  (" << p.before << " -> " << p.after
+		    << ")\n";
 	}
 	if (!d.new_largest.empty())
 		out << "largest objects whose path was not among the largest before:\n";
 	for (auto &o : d.new_largest)
 		out << "  " << gc_type_name(o.type) << " " << hex_address(o.addr) << " " << o.bytes
-		    << " bytes  " << o.path << "\n";
+		    << " bytes  " << printable(o.path) << "\n";
 }
 
 json diff_json(const GcDiff &d)
@@ -87,7 +89,7 @@ int gc_diff_command(const std::string &before, const std::string &after,
 	auto a = analyze_core(before, options);
 	auto b = a ? analyze_core(after, options) : a;
 	if (!a || !b) {
-		std::cerr << "ljcore: " << (a ? b : a).error().message << "\n";
+		std::cerr << "ljcore: " << printable((a ? b : a).error().message) << "\n";
 		return exit_unreadable;
 	}
 	std::vector<std::string> problems = a->problems;
@@ -109,16 +111,14 @@ int gc_diff_command(const std::string &before, const std::string &after,
 		}
 	}
 	if (json_out)
-		std::cout << json({{"schema_version", Analysis::schema_version},
-				   {"before", before},
-				   {"after", after},
-				   {"vms", vms},
-				   {"problems", problems}})
-				     .dump(2)
-			  << "\n";
+		print_json(std::cout, {{"schema_version", Analysis::schema_version},
+				       {"before", before},
+				       {"after", after},
+				       {"vms", vms},
+				       {"problems", problems}});
 	else
 		for (auto &p : problems)
-			std::cerr << "ljcore: " << p << "\n";
+			std::cerr << "ljcore: " << printable(p) << "\n";
 	if (a->vms.empty() || b->vms.empty())
 		return exit_no_vm;
 	return problems.empty() ? exit_ok : exit_partial;

@@ -10,6 +10,7 @@
 #include "cli/fixture.h"
 #include "cli/gc_diff.h"
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 #include "cli/render_trace.h"
 
 using namespace ljcore;
@@ -61,7 +62,7 @@ int status_of(const Analysis &a)
 void print_problems(const Analysis &a)
 {
 	for (auto &p : a.problems)
-		std::cerr << "ljcore: " << p << "\n";
+		std::cerr << "ljcore: " << printable(p) << "\n";
 }
 
 int run_snapshot(const Common &common, const std::string &out, const AnalyzeOptions &options)
@@ -69,7 +70,7 @@ int run_snapshot(const Common &common, const std::string &out, const AnalyzeOpti
 	auto r = common.pid ? snapshot_pid(common.pid, out, options)
 			    : snapshot_core(common.core, out, options);
 	if (!r) {
-		std::cerr << "ljcore: " << r.error().message << "\n";
+		std::cerr << "ljcore: " << printable(r.error().message) << "\n";
 		return exit_unreadable;
 	}
 	std::string source =
@@ -83,9 +84,7 @@ int run_snapshot(const Common &common, const std::string &out, const AnalyzeOpti
 	return exit_ok;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+int run(int argc, char **argv)
 {
 	CLI::App app{"ljcore: Lua backtraces and VM state from cores of LuaJIT processes"};
 	app.require_subcommand(1);
@@ -227,7 +226,7 @@ int main(int argc, char **argv)
 	auto result =
 		common.pid ? analyze_pid(common.pid, options) : analyze_core(common.core, options);
 	if (!result) {
-		std::cerr << "ljcore: " << result.error().message << "\n";
+		std::cerr << "ljcore: " << printable(result.error().message) << "\n";
 		return exit_unreadable;
 	}
 	RenderOptions render;
@@ -267,4 +266,26 @@ int main(int argc, char **argv)
 		print_problems(*result);
 	}
 	return status_of(*result);
+}
+
+} // namespace
+
+// Whatever a hostile input or a bug throws ends as a message and a status
+// from the documented set, never in std::terminate.
+int main(int argc, char **argv)
+{
+	std::string what = "an unknown exception";
+	try {
+		return run(argc, argv);
+	} catch (const std::bad_alloc &) {
+		// Nothing to allocate a message with: a constant one.
+		std::cerr << "ljcore: out of memory\n";
+		return exit_internal;
+	} catch (const std::exception &e) {
+		what = e.what();
+	} catch (...) {
+	}
+	std::cout.flush();
+	std::cerr << "ljcore: internal error: " << printable(what) << "\n";
+	return exit_internal;
 }

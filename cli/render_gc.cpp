@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 
 namespace ljcore {
 
@@ -54,7 +55,7 @@ void census_text(std::ostream &out, const GcCensus &c)
 	out << line("  %-14s %12" PRIu64 " %32" PRIu64 "\n", "objects", c.object_count(),
 		    c.object_bytes());
 	for (auto &o : c.overheads)
-		out << line("  + %-56s %14" PRIu64 "\n", o.what.c_str(), o.bytes);
+		out << line("  + %-56s %14" PRIu64 "\n", printable(o.what).c_str(), o.bytes);
 	out << line("  = %-56s %14" PRIu64 "\n", "accounted for",
 		    c.object_bytes() + c.overhead_bytes());
 	out << line("  %-58s %14" PRIu64 "\n", "g->gc.total", c.gc_total);
@@ -71,10 +72,10 @@ void strings_text(std::ostream &out, const GcStringTable &st)
 	    << line("%.2f", st.buckets ? double(st.num) / double(st.buckets) : 0.0)
 	    << ", longest chain " << st.longest << "\n";
 	for (auto &s : st.largest) {
-		out << "  " << hex_address(s.addr) << " " << s.bytes << " bytes  " << s.detail
-		    << "\n";
+		out << "  " << hex_address(s.addr) << " " << s.bytes << " bytes  "
+		    << printable(s.detail) << "\n";
 		if (!s.path.empty())
-			out << "      " << s.path << "\n";
+			out << "      " << printable(s.path) << "\n";
 	}
 }
 
@@ -86,10 +87,10 @@ void top_text(std::ostream &out, const GcCensus &c)
 		out << line("  %2zu. %-12s %s %12" PRIu64 " bytes", i++, gc_type_name(o.type),
 			    hex_address(o.addr).c_str(), o.bytes);
 		if (!o.detail.empty())
-			out << "  " << o.detail;
+			out << "  " << printable(o.detail);
 		out << "\n";
 		if (!o.path.empty())
-			out << "      " << o.path << "\n";
+			out << "      " << printable(o.path) << "\n";
 	}
 	if (!c.paths_complete)
 		out << "  (paths: the search stopped at its bound; objects without a path "
@@ -156,7 +157,8 @@ nlohmann::json gc_census_json(const GcCensus &c)
 void render_gc(std::ostream &out, const Analysis &a)
 {
 	for (auto &vm : a.vms) {
-		out << "VM " << hex_address(vm.global_state) << "  " << vm.layout << "\n";
+		out << "VM " << hex_address(vm.global_state) << "  " << printable(vm.layout)
+		    << "\n";
 		if (!vm.gc) {
 			out << "  (no census)\n";
 			continue;
@@ -180,7 +182,7 @@ void render_gc_json(std::ostream &out, const Analysis &a)
 		    {"source", a.source},
 		    {"vms", vms},
 		    {"problems", a.problems}};
-	out << doc.dump(2) << "\n";
+	print_json(out, std::move(doc));
 }
 
 } // namespace ljcore

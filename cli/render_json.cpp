@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 
 namespace ljcore {
 
@@ -144,7 +145,7 @@ nlohmann::json analysis_json(const Analysis &a)
 
 void render_json(std::ostream &out, const Analysis &a)
 {
-	out << analysis_json(a).dump(2) << "\n";
+	print_json(out, analysis_json(a));
 }
 
 } // namespace ljcore

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 
 namespace ljcore {
 
@@ -56,13 +57,13 @@ std::string lua_frame_text(const LuaFrame &f)
 void lua_frames(std::ostream &out, const LuaStack &s, const char *indent)
 {
 	for (auto &f : s.frames) {
-		out << indent << lua_frame_text(f);
+		out << indent << printable(lua_frame_text(f));
 		if (!f.problem.empty())
-			out << "  (" << f.problem << ")";
+			out << "  (" << printable(f.problem) << ")";
 		out << "\n";
 	}
 	if (!s.complete)
-		out << indent << "(stack incomplete: " << s.stop_reason << ")\n";
+		out << indent << "(stack incomplete: " << printable(s.stop_reason) << ")\n";
 }
 
 bool has_runs_of(const ThreadResult &t, size_t vm)
@@ -86,14 +87,14 @@ void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
 	for (auto &f : s->frames) {
 		if (f.level < run.first_level || f.level >= run.first_level + run.count)
 			continue;
-		out << "        " << lua_frame_text(f);
+		out << "        " << printable(lua_frame_text(f));
 		if (!f.problem.empty())
-			out << "  (" << f.problem << ")";
+			out << "  (" << printable(f.problem) << ")";
 		out << "\n";
 	}
 	bool last = !s->frames.empty() && s->frames.back().level < run.first_level + run.count;
 	if (last && !s->complete)
-		out << "        (stack incomplete: " << s->stop_reason << ")\n";
+		out << "        (stack incomplete: " << printable(s->stop_reason) << ")\n";
 }
 
 // "main 0x.. -> 0x.. -> 0x.. (running)": who resumed whom, from the main
@@ -134,11 +135,13 @@ std::string coroutine_counts(const VmResult &vm)
 
 void vm_header(std::ostream &out, const VmResult &vm)
 {
-	out << "VM " << hex_address(vm.global_state) << "  found by: " << vm.found_by << "\n"
-	    << "  layout: " << vm.layout << " (" << vm.layout_source << ")\n  checks:";
+	out << "VM " << hex_address(vm.global_state) << "  found by: " << printable(vm.found_by)
+	    << "\n"
+	    << "  layout: " << printable(vm.layout) << " (" << printable(vm.layout_source)
+	    << ")\n  checks:";
 	for (size_t i = 0; i < vm.checks.size(); i++)
-		out << (i ? ", " : " ") << vm.checks[i];
-	out << "\n  state: " << vm.vmstate_text << ", GC heap " << vm.gc_total
+		out << (i ? ", " : " ") << printable(vm.checks[i]);
+	out << "\n  state: " << printable(vm.vmstate_text) << ", GC heap " << vm.gc_total
 	    << " bytes, current coroutine " << hex_address(vm.stack.L) << "\n";
 	if (!vm.coroutines.empty()) {
 		out << "  coroutines: " << coroutine_counts(vm)
@@ -156,7 +159,7 @@ void vm_header(std::ostream &out, const VmResult &vm)
 void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	out << "process " << a.pid << " ("
-	    << (a.process_args.empty() ? a.process_name : a.process_args) << "), ";
+	    << printable(a.process_args.empty() ? a.process_name : a.process_args) << "), ";
 	if (a.live) {
 		out << "live, stopped for " << a.paused_us / 1000.0 << " ms";
 	} else if (a.signal) {
@@ -166,7 +169,7 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 	} else {
 		out << "no signal";
 	}
-	out << ", " << a.arch << "\n";
+	out << ", " << printable(a.arch) << "\n";
 	for (auto &vm : a.vms)
 		vm_header(out, vm);
 	for (auto &t : a.threads) {
@@ -184,14 +187,14 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 			snprintf(num, sizeof num, "  #%-3zu", i);
 			out << num << hex_address(f.pc) << " ";
 			if (!f.function.empty()) {
-				out << f.function;
+				out << printable(f.function);
 				if (f.offset)
 					out << "+0x" << std::hex << f.offset << std::dec;
 			} else {
 				out << "??";
 			}
 			if (!f.module.empty())
-				out << "  " << f.module;
+				out << "  " << printable(f.module);
 			out << "\n";
 			for (auto &run : t.lua_runs)
 				if (run.native_frame == i)
@@ -200,7 +203,7 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 				lua_frames(out, a.vms[*t.vm_index].stack, "        ");
 		}
 		if (!t.stop_reason.empty())
-			out << "  (unwinding stopped: " << t.stop_reason << ")\n";
+			out << "  (unwinding stopped: " << printable(t.stop_reason) << ")\n";
 		for (auto &run : t.lua_runs) {
 			if (run.native_frame)
 				continue;
@@ -225,19 +228,20 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 	if (o.explain) {
 		out << "\nhow the VMs were looked for:\n";
 		for (auto &e : a.evidence)
-			out << "  " << e << "\n";
+			out << "  " << printable(e) << "\n";
 	}
 	if (!a.problems.empty()) {
 		out << "\nproblems:\n";
 		for (auto &p : a.problems)
-			out << "  " << p << "\n";
+			out << "  " << printable(p) << "\n";
 	}
 }
 
 void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	for (auto &vm : a.vms) {
-		out << "VM " << hex_address(vm.global_state) << " (" << vm.vmstate_text << ")";
+		out << "VM " << hex_address(vm.global_state) << " (" << printable(vm.vmstate_text)
+		    << ")";
 		if (!o.all) {
 			out << ", coroutine " << hex_address(vm.stack.L) << "\n";
 			lua_frames(out, vm.stack, "  ");
@@ -248,7 +252,7 @@ void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &
 		if (chain.find(" -> ") != std::string::npos)
 			out << "resume chain: " << chain << "\n";
 		for (auto &co : vm.coroutines) {
-			out << "\ncoroutine " << hex_address(co.L) << " (" << co.status;
+			out << "\ncoroutine " << hex_address(co.L) << " (" << printable(co.status);
 			if (co.L == vm.main_thread)
 				out << ", main thread";
 			if (co.resumed)

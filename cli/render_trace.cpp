@@ -9,6 +9,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/render.h"
+#include "cli/render_bytes.h"
 #include "luajit/ir_names.h"
 #include "luajit/trace_layout.h"
 
@@ -167,7 +168,7 @@ void render_trace_mcode(std::ostream &out, const Trace &t)
 			s += "; " + note;
 		else
 			s.erase(s.find_last_not_of(' ') + 1);
-		out << s << "\n";
+		out << printable(s) << "\n";
 	}
 }
 
@@ -175,14 +176,15 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 {
 	for (size_t v = 0; v < a.vms.size(); v++) {
 		const VmResult &vm = a.vms[v];
-		out << "VM " << hex_address(vm.global_state) << "  " << vm.layout << "\n";
+		out << "VM " << hex_address(vm.global_state) << "  " << printable(vm.layout)
+		    << "\n";
 		if (!vm.traces) {
 			out << "  no traces read\n";
 			continue;
 		}
 		const TraceSet &set = *vm.traces;
 		if (!set.problem.empty()) {
-			out << "  traces: " << set.problem << "\n";
+			out << "  traces: " << printable(set.problem) << "\n";
 			continue;
 		}
 		int32_t executing = vm.traces ? vm.traces->executing : 0;
@@ -190,9 +192,9 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 			out << "  executing trace " << executing << " at the crash\n";
 		// START is as wide as its longest text: "file.lua:12 (function <file.lua:10>)".
 		auto start_text = [](const Trace &t) {
-			return t.start_function.empty()
-				       ? t.start_loc
-				       : t.start_loc + " (" + t.start_function + ")";
+			return printable(t.start_function.empty()
+						 ? t.start_loc
+						 : t.start_loc + " (" + t.start_function + ")");
 		};
 		int start_width = 24;
 		for (auto &t : set.traces)
@@ -230,12 +232,12 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 			// "-": the machine code could not be read or disassembled.
 			std::string exits = t.exits >= 0 ? std::to_string(t.exits) : "-";
 			row(int32_t(t.number) == executing ? "* " : "  ",
-			    {std::to_string(t.number), root, std::to_string(t.link), t.linktype,
-			     start_text(t), std::to_string(nins),
+			    {std::to_string(t.number), root, std::to_string(t.link),
+			     printable(t.linktype), start_text(t), std::to_string(nins),
 			     std::to_string(t.snapshots.size()), exits, hex_address(t.mcode),
 			     std::to_string(t.szmcode), std::to_string(t.spadjust)});
 			if (!t.problem.empty())
-				out << "         problem: " << t.problem << "\n";
+				out << "         problem: " << printable(t.problem) << "\n";
 		}
 	}
 }
@@ -254,7 +256,7 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 		  {"arch", a.arch},
 		  {"vms", std::move(vms)},
 		  {"problems", a.problems}};
-	out << j.dump(2) << "\n";
+	print_json(out, std::move(j));
 }
 
 int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, bool mcode, int status)

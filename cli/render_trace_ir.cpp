@@ -7,6 +7,7 @@
 #include <span>
 
 #include "analyzer/lua_symbolize.h"
+#include "cli/render_bytes.h"
 #include "cli/render_trace.h"
 #include "luajit/ir_names.h"
 #include "luajit/layout.h"
@@ -133,7 +134,7 @@ private:
 	std::string func_name(const TraceFunction &f) const
 	{
 		if (!f.loc.empty())
-			return f.loc;
+			return printable(f.loc);
 		if (f.ffid > LJ_FF_C && size_t(f.ffid) < ffnames_.size())
 			return ffnames_[size_t(f.ffid)];
 		if (f.cfunc)
@@ -179,8 +180,11 @@ private:
 			memcpy(&v, &k->k, sizeof v);
 			s = number(v);
 		} else if (o == "KGC   " && t == LJ_TSTR) {
+			// As jit.dump, then what is still not text (bytes past
+			// 127 that are not UTF-8, or that the cut at 20 split).
 			std::string e = escape_controls(k->str);
-			s = k->str_len > 20 ? "\"" + e.substr(0, 20) + "\"~" : "\"" + e + "\"";
+			s = k->str_len > 20 ? "\"" + printable(e.substr(0, 20)) + "\"~"
+					    : "\"" + printable(e) + "\"";
 		} else if (o == "KGC   " && t == LJ_TFUNC) {
 			s = func_name(k->func);
 		} else if (o == "KGC   " && t == LJ_TTAB) {

@@ -46,7 +46,7 @@ fi
 
 if ! cmp -s "$tmp/expected" "$tmp/actual"; then
   echo "FAIL: ljcore output differs from the oracle: ${cmd[*]}"
-  diff -u --label "oracle ($oracle)" --label "ljcore" "$tmp/expected" "$tmp/actual" || true
+  diff -a -u --label "oracle ($oracle)" --label "ljcore" "$tmp/expected" "$tmp/actual" || true
   [[ -s $tmp/stderr ]] && { echo "--- ljcore stderr:"; cat "$tmp/stderr"; }
   exit 1
 fi

@@ -51,7 +51,7 @@ nm --defined-only -S "$symbols" 2>/dev/null | awk 'NF == 4 && $3 ~ /^[tTwW]$/' >
 python3 - "$tmp/analysis.json" "$tmp/symbols" "$symbols" "$exe" "$tmp/all.json" <<'EOF'
 import bisect, json, os, re, subprocess, sys
 
-doc = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
 syms = []
 for line in open(sys.argv[2]):
     addr, size, _, name = line.split()
@@ -83,7 +83,7 @@ if None in placed or placed != sorted(set(placed)):
 # The other states on the native stack, found from the C frames, must be exactly the
 # coroutines the GC heap walk (--all) calls normal (waiting in coroutine.resume), each
 # with all its frames placed on this thread.
-listed = json.load(open(sys.argv[5]))["vms"][0]["coroutines"]
+listed = json.load(open(sys.argv[5], encoding="utf-8"))["vms"][0]["coroutines"]
 normal = sorted(c["L"] for c in listed if c["status"] == "normal")
 entered = {s["L"]: s for s in vm.get("entered", [])}
 if sorted(entered) != normal:

@@ -50,7 +50,7 @@ same_json() { # NAME SNAPSHOT ARGS...
   fi
   if ! python3 - "$tmp/$name.core.json" "$tmp/$name.snap.json" <<'EOF'; then
 import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:])
+a, b = (json.load(open(p, encoding="utf-8")) for p in sys.argv[1:])
 for j in (a, b):
     j.pop("source", None)
 sys.exit(0 if a == b else 1)
