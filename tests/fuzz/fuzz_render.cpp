@@ -31,10 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (vm.traces)
 			for (auto &t : vm.traces->traces)
 				render_one_trace(out, *a, t.number, true, 0);
-#ifdef LJCORE_FUZZ_JSON
 	render_json(out, *a);
 	render_gc_json(out, *a);
 	render_traces_json(out, *a, true);
-#endif
 	return 0;
 }
