@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev doctest-dev libcli11-dev
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev                          # walker compiled for BPF, loaded in a test
+  clang-16 libclang-rt-16-dev               # libFuzzer harnesses (tools/fuzz.sh)
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user  # aarch64 LuaJIT and its guest cores

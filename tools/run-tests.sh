@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2 (and .ci/run): install what is missing, build ljcore
-# normally and with ASan+UBSan, build the LuaJIT variants the tests need
-# (cached under build/luajit), crash the oracle scenarios into cores (cached
+# normally, with ASan+UBSan and as libFuzzer harnesses, build the LuaJIT
+# variants the tests need (cached under build/luajit), crash the oracle scenarios into cores (cached
 # under build/cores, plus a real nginx worker's and the two-VM C host's), then run
 # every test in both builds.
 set -euo pipefail
@@ -9,6 +9,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/tools/bootstrap.sh"
 "$root/tools/build.sh" --asan
+# The libFuzzer harnesses, for the fuzz/smoke tests of build/cmake.
+CC=clang-16 CXX=clang++-16 cmake -S "$root" -B "$root/build/fuzz" -DLJCORE_FUZZ=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build/fuzz" -j "$(nproc)"
 "$root/tools/build-luajit.sh"
 # A scenario that failed to crash as it should fails the run, but only after
 # every test has run on the cores that were made.
