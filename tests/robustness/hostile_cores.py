@@ -210,6 +210,39 @@ def proto_huge(core, vm):
     return {"bt": r"sizebc", "analyze": r"sizebc"}
 
 
+def frame_pc_far(core, vm):
+    """Every saved pc of the running stack jumps to the farthest segment
+    of the core still inside its function, which claims 2^24 instructions
+    (the most ljcore believes): the instruction before the pc reads, the
+    bytecode between does not."""
+    ly, L = vm.ly, vm.current
+    stack = vm.ref(L + ly["L_stack"])
+    size = 8 * core.read(L + ly["L_stacksize"], "I")
+    fmt = "Q" if ly["gc64"] else "I"
+    reach = 4 * ((1 << 24) - 2)
+    moved = {}
+    for f in vm.frames:
+        if f["what"] not in ("Lua", "main"):
+            continue
+        pc = int(f["pc"], 16)
+        starts = [v for v, n, _ in core.loads if pc + (1 << 16) < v < pc + reach and n]
+        if starts:
+            moved[pc] = pc + 4 * ((max(starts) + 4 - pc + 3) // 4)
+    if not moved:
+        return None
+    links = [at for at in range(stack, stack + size, struct.calcsize(fmt))
+             if core.read(at, fmt) in moved]
+    if not links:
+        return None
+    for pt in vm.lua_protos():
+        core.write(pt + ly["pt_sizebc"], "I", 1 << 24)
+    for at in links:
+        core.write(at, fmt, moved[core.read(at, fmt)])
+    # What the walk makes of the garbage instruction before a pc depends
+    # on the bytes there: only the bounds are asserted.
+    return {}
+
+
 def varinfo_unterminated(core, vm):
     """The variable names of the running function run on with no end."""
     varinfos = [vm.ref(pt + vm.ly["pt_varinfo"]) for pt in vm.lua_protos()]
@@ -274,7 +307,7 @@ def segments_huge(core, vm):
 
 
 CASES = [gc_list_cycle, string_4gb, string_chain_cycle, stack_2p40, table_huge, proto_huge,
-         varinfo_unterminated, upvalue_and_thread_cycles, trace_huge, note_huge,
+         frame_pc_far, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge, note_huge,
          note_desc_huge, segments_huge]
 
 
