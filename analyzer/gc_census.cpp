@@ -328,9 +328,13 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 			count(GcType::trace, o, 0);
 			return true;
 		}
-		auto t = gc_size::trace(
-			*tl_, obj_.at<uint32_t>(tl_->T_nins), obj_.at<uint32_t>(tl_->T_nk),
-			obj_.at<uint16_t>(tl_->T_nsnap), obj_.at<uint32_t>(tl_->T_nsnapmap));
+		uint32_t nins = obj_.at<uint32_t>(tl_->T_nins), nk = obj_.at<uint32_t>(tl_->T_nk);
+		uint32_t nsnapmap = obj_.at<uint32_t>(tl_->T_nsnapmap);
+		if (nins - nk > lj_limit::trace_ir || nsnapmap > lj_limit::trace_snapmap)
+			implausible(o, "trace of " + std::to_string(nins - nk) +
+					       " IR instructions and " + std::to_string(nsnapmap) +
+					       " snapshot map entries");
+		auto t = gc_size::trace(*tl_, nins, nk, obj_.at<uint16_t>(tl_->T_nsnap), nsnapmap);
 		count(GcType::trace, o, t.total, t.ir, t.snapshots);
 		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(tl_->T_szmcode);
 		return true;

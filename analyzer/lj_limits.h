@@ -16,4 +16,12 @@ constexpr uint64_t hash_nodes = uint64_t(1) << 26;
 // of an overflow, below 64 K; 2^20 leaves room for a build that raised it.
 constexpr uint64_t stack_slots = uint64_t(1) << 20;
 
+// Traces: LJ_MAX_TRACE, and IR refs and snapshot numbers of 16 bits; the
+// snapshot map and machine code of one trace are far below these in
+// practice (lj_jit.h, lj_mcode.c), and bounded here only for reading.
+constexpr uint32_t traces = 65535;
+constexpr uint32_t trace_ir = 65536;
+constexpr uint32_t trace_snapmap = 1u << 24;
+constexpr uint32_t trace_mcode = 1u << 26;
+
 } // namespace ljcore::lj_limit
