@@ -278,7 +278,21 @@ def trace_huge(core, vm):
         core.write(t + ly["T_szmcode"], "I", U32_MAX)
     J = vm.g - ly["gg_g"] + ly["gg_J"]
     core.write(J + ly["J_sizetrace"], "I", U32_MAX)
-    return {"traces": r"implausible|trace"}
+    return {"traces": r"implausible", "gc": r"trace of \d+ IR instructions"}
+
+
+def trace_at_caps(core, vm):
+    """Every trace claims as many snapshot map entries and bytes of machine
+    code as ljcore believes a trace can have (2^24 and 2^26): what the
+    core does not hold of them must cost no memory."""
+    ly = vm.ly
+    traces = vm.objects("trace") if "T_nins" in ly else []
+    if not traces:
+        return None
+    for t in traces:
+        core.write(t + ly["T_nsnapmap"], "I", 1 << 24)
+        core.write(t + ly["T_szmcode"], "I", 1 << 26)
+    return {"traces": r"snapshot map"}
 
 
 def note_huge(core, vm):
@@ -307,7 +321,7 @@ def segments_huge(core, vm):
 
 
 CASES = [gc_list_cycle, string_4gb, string_chain_cycle, stack_2p40, table_huge, proto_huge,
-         frame_pc_far, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge, note_huge,
+         frame_pc_far, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge, trace_at_caps, note_huge,
          note_desc_huge, segments_huge]
 
 
