@@ -69,6 +69,11 @@ constexpr uint32_t no_parent = UINT32_MAX;
 // Slots read per memory access while scanning a big table or stack.
 constexpr uint64_t chunk_slots = 4096;
 
+// Steps of a path shown at each end; those between are only counted: a
+// list thousands of links long (or a corrupt heap made into one) must not
+// make each path as long as the list.
+constexpr size_t path_ends = 100;
+
 // Problems listed one by one; past this many, only their number: a
 // corrupt heap must not make the report as big as the heap.
 constexpr size_t max_listed_problems = 16;
@@ -498,8 +503,15 @@ std::string Search::path(uint32_t i)
 	     at = nodes_[at].parent)
 		chain.push_back(at);
 	std::string out;
-	for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-		out += label(nodes_[*it]);
+	// A long path shows path_ends steps at each end, those between counted.
+	size_t hidden = chain.size() > 2 * path_ends ? chain.size() - 2 * path_ends : 0;
+	for (size_t step = 0; step < chain.size(); step++) {
+		if (hidden && step == path_ends) {
+			out += "<" + std::to_string(hidden) + " steps>";
+			step += hidden;
+		}
+		out += label(nodes_[chain[chain.size() - 1 - step]]);
+	}
 	return out;
 }
 
