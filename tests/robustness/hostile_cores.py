@@ -18,7 +18,6 @@ Exit: 0 pass, 1 fail, 2 usage, 77 skip (core never made).
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -383,8 +382,8 @@ CASES = [gc_list_cycle, string_4gb, string_chain_cycle, stack_2p40, table_huge, 
 
 
 def run(ljcore, args, seconds, rss_cap_kb):
-    """Runs ljcore; (status or None when killed, seconds, peak RSS in KB,
-    stdout, stderr). Killed past the time limit, or as soon as its RSS
+    """Runs ljcore: (status, seconds, peak RSS in KB, why it was killed or
+    "", stdout, stderr). Killed past the time limit, or as soon as its RSS
     passes the cap: a runaway must not take the machine with it."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen([ljcore] + args, stdout=out, stderr=err)
