@@ -389,27 +389,28 @@ def run(ljcore, args, seconds, rss_cap_kb):
         p = subprocess.Popen([ljcore] + args, stdout=out, stderr=err)
         start, status, peak, why = time.monotonic(), None, 0, ""
         while True:
-            pid, wstatus, usage = os.wait4(p.pid, os.WNOHANG)
+            pid, wstatus = os.waitpid(p.pid, os.WNOHANG)
             if pid:
-                peak = max(peak, usage.ru_maxrss)
                 if os.WIFEXITED(wstatus) and not why:
                     status = os.WEXITSTATUS(wstatus)
                 elif not why:
                     why = "killed by signal %d" % os.WTERMSIG(wstatus)
                 break
+            # The peak of this program's own memory: VmHWM starts anew at
+            # exec, unlike the child's ru_maxrss, which counts this
+            # script's size at the fork.
             try:
                 with open("/proc/%d/status" % p.pid) as f:
-                    rss = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
-                peak = max(peak, rss)
+                    peak = max(peak, int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)))
             except (OSError, AttributeError):
-                rss = 0
-            if not why and rss > rss_cap_kb:
+                pass
+            if not why and peak > rss_cap_kb:
                 why = "RSS over %d MB" % (rss_cap_kb >> 10)
             elif not why and time.monotonic() - start > seconds:
                 why = "still running after %d s" % seconds
             if why:
                 p.kill()
-            time.sleep(0.02)
+            time.sleep(0.01)
         elapsed = time.monotonic() - start
         out.seek(0)
         err.seek(0)
