@@ -356,7 +356,7 @@ def note_huge(core, vm):
     for i in range(core.phnum):
         if struct.unpack_from("<I", core.data, core.phdr(i))[0] == 4:  # PT_NOTE
             struct.pack_into("<Q", core.data, core.phdr(i) + 32, 1 << 40)
-    return {c: r"note" for c in COMMANDS}
+    return {c: r"note segment runs past the end" for c in COMMANDS}
 
 
 def note_desc_huge(core, vm):
