@@ -1,5 +1,7 @@
 #include "analyzer/coroutines.h"
 
+#include <unordered_set>
+
 namespace ljcore {
 
 namespace {
@@ -47,6 +49,7 @@ ThreadList list_threads(const LuaMemory &mem, uint64_t g)
 		out.problem = "g->gc.root unreadable: " + obj.error().reason;
 		return out;
 	}
+	std::unordered_set<uint64_t> listed;
 	// Brent's cycle detection: a corrupt list must not keep us here.
 	uint64_t o = *obj, mark = o, power = 1, steps = 0;
 	while (o) {
@@ -55,8 +58,10 @@ ThreadList list_threads(const LuaMemory &mem, uint64_t g)
 			out.problem = "GC object list broken: " + gct.error().reason;
 			break;
 		}
-		// The main thread is on the list too (lj_state_newstate).
-		if (*gct == LJ_TTHREAD && o != main_thread)
+		// The main thread is on the list too (lj_state_newstate). A
+		// cyclic list passes a thread many times before the cycle
+		// shows: it is listed once.
+		if (*gct == LJ_TTHREAD && o != main_thread && listed.insert(o).second)
 			out.threads.push_back(o);
 		out.objects_seen++;
 		auto next = mem.ref(o);

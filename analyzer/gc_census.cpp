@@ -6,6 +6,7 @@
 
 #include "analyzer/builtin_layouts.h"
 #include "analyzer/gc_sizes.h"
+#include "analyzer/lj_limits.h"
 #include "analyzer/lua_symbolize.h"
 
 namespace ljcore {
@@ -42,6 +43,11 @@ namespace {
 // More objects than a 64 GB heap of the smallest ones: a list this long
 // is cyclic or garbage.
 constexpr uint64_t max_objects = uint64_t(1) << 32;
+
+// Objects whose sizes LuaJIT could not have made are named one by one up
+// to this many, then only counted: a corrupt heap must not make the
+// report as big as the heap.
+constexpr uint64_t max_listed_implausible = 16;
 
 // CTypeID1 (lj_ctype.h), native pointers on the 64-bit targets we read.
 constexpr uint64_t ctypeid1_size = 2;
@@ -201,6 +207,14 @@ private:
 		out_.complete = false;
 		out_.problems.push_back(std::move(what));
 	}
+	// An object whose size fields say more than LuaJIT allows: counted
+	// as it claims (the bytes are what g->gc.total would say), reported.
+	void implausible(uint64_t o, const std::string &what)
+	{
+		if (implausible_++ < max_listed_implausible)
+			problem("object " + luajit_pointer(o) + ": " + what +
+				", more than LuaJIT allows");
+	}
 	std::string missed(const char *what)
 	{
 		return std::string(what) + ": " + obj_.miss().reason + " at " +
@@ -240,6 +254,7 @@ private:
 	uint64_t cts_tab_ = 0; // CTState.tab, 0 without FFI state
 	uint32_t cts_sizetab_ = 0;
 	std::vector<uint32_t> ctype_sizes_; // payload size by CTypeID, cached
+	uint64_t implausible_ = 0;
 };
 
 uint64_t Census::cdata_payload(uint16_t id)
@@ -271,7 +286,10 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 {
 	switch (gct) {
 	case LJ_TSTR: {
-		uint64_t bytes = gc_size::string(ly_, obj_.at<uint32_t>(ly_.str_len));
+		uint32_t len = obj_.at<uint32_t>(ly_.str_len);
+		if (len > lj_limit::str_len)
+			implausible(o, "string of " + std::to_string(len) + " bytes");
+		uint64_t bytes = gc_size::string(ly_, len);
 		count(GcType::string, o, bytes);
 		top_strings_.offer(bytes, o, GcType::string);
 		return true;
@@ -280,7 +298,10 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 		count(GcType::upvalue, o, ly_.uv_size);
 		return true;
 	case LJ_TTHREAD: {
-		uint64_t stack = gc_size::thread_stack(obj_.at<uint32_t>(ly_.L_stacksize));
+		uint32_t slots = obj_.at<uint32_t>(ly_.L_stacksize);
+		if (slots > lj_limit::stack_slots)
+			implausible(o, "stack of " + std::to_string(slots) + " slots");
+		uint64_t stack = gc_size::thread_stack(slots);
 		// The main lua_State is part of GG_State, counted with it.
 		uint64_t self = o == main_thread_ ? 0 : ly_.L_size;
 		count(GcType::thread, o, self + stack, stack);
@@ -307,9 +328,13 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 			count(GcType::trace, o, 0);
 			return true;
 		}
-		auto t = gc_size::trace(
-			*tl_, obj_.at<uint32_t>(tl_->T_nins), obj_.at<uint32_t>(tl_->T_nk),
-			obj_.at<uint16_t>(tl_->T_nsnap), obj_.at<uint32_t>(tl_->T_nsnapmap));
+		uint32_t nins = obj_.at<uint32_t>(tl_->T_nins), nk = obj_.at<uint32_t>(tl_->T_nk);
+		uint32_t nsnapmap = obj_.at<uint32_t>(tl_->T_nsnapmap);
+		if (nins - nk > lj_limit::trace_ir || nsnapmap > lj_limit::trace_snapmap)
+			implausible(o, "trace of " + std::to_string(nins - nk) +
+					       " IR instructions and " + std::to_string(nsnapmap) +
+					       " snapshot map entries");
+		auto t = gc_size::trace(*tl_, nins, nk, obj_.at<uint16_t>(tl_->T_nsnap), nsnapmap);
 		count(GcType::trace, o, t.total, t.ir, t.snapshots);
 		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(tl_->T_szmcode);
 		return true;
@@ -332,9 +357,12 @@ bool Census::size_object(uint64_t o, uint8_t gct)
 		return true;
 	}
 	case LJ_TTAB: {
-		auto t = gc_size::table(ly_, obj_.at<int8_t>(ly_.tab_colo),
-					obj_.at<uint32_t>(ly_.tab_asize),
-					obj_.at<uint32_t>(ly_.tab_hmask));
+		uint32_t asize = obj_.at<uint32_t>(ly_.tab_asize);
+		uint32_t hmask = obj_.at<uint32_t>(ly_.tab_hmask);
+		if (asize > lj_limit::array_slots || hmask >= lj_limit::hash_nodes)
+			implausible(o, "table of " + std::to_string(asize) + " array slots and " +
+					       std::to_string(uint64_t(hmask) + 1) + " hash nodes");
+		auto t = gc_size::table(ly_, obj_.at<int8_t>(ly_.tab_colo), asize, hmask);
 		count(GcType::table, o, t.total, t.array, t.hash);
 		return true;
 	}
@@ -387,6 +415,28 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 struct StringLink {
 	uint64_t addr;
 	uint32_t bucket; // within the batch of buckets
+};
+
+// Brent's cycle detection for one hash chain: g->str.num, which bounds an
+// intact chain, is itself read from the target, so it cannot be what
+// stops a cycle.
+struct ChainCycle {
+	uint64_t mark = 0;
+	uint32_t power = 1, steps = 0;
+
+	// Called with each link after the first: true when the chain came
+	// back to a link it already passed.
+	bool loops_at(uint64_t link)
+	{
+		if (link == mark)
+			return true;
+		if (++steps == power) {
+			mark = link;
+			power *= 2;
+			steps = 0;
+		}
+		return false;
+	}
 };
 
 // Puts links in order of the 64 KB region of the heap they point into,
@@ -444,6 +494,7 @@ void Census::walk_strings()
 	const unsigned ps = ly_.ptrsize;
 	std::vector<std::byte> anchors(batch * ps);
 	std::vector<uint32_t> chain(batch);
+	std::vector<ChainCycle> cycle(batch);
 	std::vector<StringLink> links, next, spare;
 	std::vector<uint32_t> counts;
 	for (uint64_t first = 0; first < st.buckets; first += batch) {
@@ -461,6 +512,9 @@ void Census::walk_strings()
 				links.push_back({a & ~uint64_t(1), uint32_t(k)});
 		}
 		std::fill(chain.begin(), chain.begin() + n, 0);
+		std::fill(cycle.begin(), cycle.begin() + n, ChainCycle{});
+		for (const StringLink &l : links)
+			cycle[l.bucket].mark = l.addr;
 		while (!links.empty()) {
 			order_by_region(links, spare, counts);
 			next.clear();
@@ -483,8 +537,8 @@ void Census::walk_strings()
 					problem(missed("string table chain"));
 					return;
 				}
-				// No chain is longer than the table has strings.
-				if (++chain[l.bucket] > st.num) {
+				chain[l.bucket]++;
+				if (o && cycle[l.bucket].loops_at(o)) {
 					problem("string table chain is cyclic");
 					return;
 				}
@@ -632,6 +686,10 @@ GcCensus Census::run()
 			problem("g->gc.mmudata unreadable");
 	}
 	// Open upvalues are on no GC list but their thread's (lj_func.c).
+	// A cyclic list passes a thread many times before the cycle shows:
+	// each one's list is walked once.
+	std::sort(threads_.begin(), threads_.end());
+	threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
 	for (uint64_t L : threads_)
 		if (auto uv = mem_.ref(L + ly.L_openupval))
 			walk_list("open upvalue list", *uv, 0, [&](uint64_t o) {
@@ -639,6 +697,9 @@ GcCensus Census::run()
 				return true;
 			});
 	walk_strings();
+	if (implausible_ > max_listed_implausible)
+		problem(std::to_string(implausible_ - max_listed_implausible) +
+			" more objects of sizes LuaJIT could not have made");
 
 	for (const Ranked &r : top_.largest_first())
 		out_.top.push_back({r.addr, r.type, r.bytes, describe(r), ""});

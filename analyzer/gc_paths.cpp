@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analyzer/gc_sizes.h"
+#include "analyzer/lj_limits.h"
 #include "analyzer/lua_symbolize.h"
 
 namespace ljcore {
@@ -67,6 +68,15 @@ struct Node {
 constexpr uint32_t no_parent = UINT32_MAX;
 // Slots read per memory access while scanning a big table or stack.
 constexpr uint64_t chunk_slots = 4096;
+
+// Steps of a path shown at each end; those between are only counted: a
+// list thousands of links long (or a corrupt heap made into one) must not
+// make each path as long as the list.
+constexpr size_t path_ends = 100;
+
+// Problems listed one by one; past this many, only their number: a
+// corrupt heap must not make the report as big as the heap.
+constexpr size_t max_listed_problems = 16;
 
 bool identifier(const std::string &s)
 {
@@ -146,10 +156,12 @@ public:
 	void run();
 
 private:
+	void problem(uint64_t obj, const std::string &what);
 	void add_root(const std::string &label, uint64_t obj);
 	void reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key);
 	void expand(uint32_t i);
-	void scan_slots(uint64_t addr, uint64_t count, size_t stride, const auto &on_slot);
+	void scan_slots(uint64_t addr, uint64_t count, size_t stride, const char *what,
+			uint64_t obj, const auto &on_slot);
 	void expand_table(uint32_t i);
 	void expand_function(uint32_t i);
 	void expand_thread(uint32_t i);
@@ -170,9 +182,16 @@ private:
 	std::vector<std::string> prefixes_;
 	std::vector<uint64_t> prefix_bytes_;
 	uint64_t slots_ = 0;
+	uint64_t problems_ = 0;
 	bool stopped_ = false;
 	uint64_t main_thread_ = 0;
 };
+
+void Search::problem(uint64_t obj, const std::string &what)
+{
+	if (problems_++ < max_listed_problems)
+		census_.problems.push_back("paths: object " + luajit_pointer(obj) + ": " + what);
+}
 
 void Search::add_root(const std::string &label, uint64_t obj)
 {
@@ -205,16 +224,24 @@ void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
 }
 
 // Reads count slots from addr, stride bytes apart, in chunks; calls
-// on_slot(index, the slot's bytes) for each.
-void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const auto &on_slot)
+// on_slot(index, the slot's bytes) for each. An unreadable chunk ends
+// the scan, told as a problem of obj, which calls the slots `what`.
+void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const char *what,
+			uint64_t obj, const auto &on_slot)
 {
 	std::vector<unsigned char> buf;
 	for (uint64_t done = 0; done < count && !stopped_; done += chunk_slots) {
 		uint64_t n = std::min(chunk_slots, count - done);
 		buf.resize(n * stride);
-		if (!mem_.memory().read(addr + done * stride,
-					std::as_writable_bytes(std::span(buf))))
+		auto r = mem_.memory().read(addr + done * stride,
+					    std::as_writable_bytes(std::span(buf)));
+		if (!r) {
+			problem(obj, std::string(what) + " unreadable after " +
+					     std::to_string(done) + " of " + std::to_string(count) +
+					     ": " + r.error().reason + " at " +
+					     luajit_pointer(r.error().addr));
 			return;
+		}
 		for (uint64_t k = 0; k < n; k++)
 			on_slot(done + k, buf.data() + k * stride);
 		slots_ += n;
@@ -234,17 +261,27 @@ void Search::expand_table(uint32_t i)
 	if (!mt || !array || !asize || !node || !hmask)
 		return;
 	reach(i, *mt, Edge::metatable, 0);
-	scan_slots(*array, *asize, 8, [&](uint64_t k, const unsigned char *p) {
-		Value v = decode(ly_, p);
-		double key = double(k);
-		uint64_t bits;
-		memcpy(&bits, &key, 8);
-		reach(i, v.gc, Edge::index, bits);
-	});
+	if (*asize > lj_limit::array_slots)
+		problem(t, "table claims " + std::to_string(*asize) +
+				   " array slots, more than LuaJIT allows");
+	else
+		scan_slots(*array, *asize, 8, "array part", t,
+			   [&](uint64_t k, const unsigned char *p) {
+				   Value v = decode(ly_, p);
+				   double key = double(k);
+				   uint64_t bits;
+				   memcpy(&bits, &key, 8);
+				   reach(i, v.gc, Edge::index, bits);
+			   });
 	if (*hmask == 0) // the shared nilnode
 		return;
+	if (*hmask >= lj_limit::hash_nodes) {
+		problem(t, "table claims " + std::to_string(uint64_t(*hmask) + 1) +
+				   " hash nodes, more than LuaJIT allows");
+		return;
+	}
 	// Node: the value, then the key (lj_obj.h).
-	scan_slots(*node, uint64_t(*hmask) + 1, ly_.node_size,
+	scan_slots(*node, uint64_t(*hmask) + 1, ly_.node_size, "hash part", t,
 		   [&](uint64_t, const unsigned char *p) {
 			   Value v = decode(ly_, p);
 			   Value k = decode(ly_, p + 8);
@@ -275,9 +312,10 @@ void Search::expand_function(uint32_t i)
 		return;
 	if (*ffid != LJ_FF_LUA) {
 		// GCfuncC: upvalue TValues follow the lua_CFunction.
-		scan_slots(fn + ly_.fn_f + 8, *nup, 8, [&](uint64_t k, const unsigned char *p) {
-			reach(i, decode(ly_, p).gc, Edge::c_upvalue, k);
-		});
+		scan_slots(fn + ly_.fn_f + 8, *nup, 8, "upvalues", fn,
+			   [&](uint64_t k, const unsigned char *p) {
+				   reach(i, decode(ly_, p).gc, Edge::c_upvalue, k);
+			   });
 		return;
 	}
 	// The prototype sits right before the bytecode (lj_obj.h funcproto).
@@ -304,7 +342,12 @@ void Search::expand_thread(uint32_t i)
 	if (!stack || !top || !stacksize || *top < *stack)
 		return;
 	uint64_t n = std::min<uint64_t>((*top - *stack) / 8, *stacksize);
-	scan_slots(*stack, n, 8, [&](uint64_t k, const unsigned char *p) {
+	if (n > lj_limit::stack_slots) {
+		problem(L, "thread's stack claims " + std::to_string(n) +
+				   " slots, more than LuaJIT allows");
+		return;
+	}
+	scan_slots(*stack, n, 8, "stack", L, [&](uint64_t k, const unsigned char *p) {
 		reach(i, decode(ly_, p).gc, Edge::stack_slot, k);
 	});
 }
@@ -363,8 +406,8 @@ void Search::expand(uint32_t i)
 		auto k = mem_.ref(o + ly_.pt_k);
 		auto n = mem_.value<uint32_t>(o + ly_.pt_sizekgc);
 		if (k && n)
-			scan_slots(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize,
-				   [&](uint64_t at, const unsigned char *p) {
+			scan_slots(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize, "GC constants",
+				   o, [&](uint64_t at, const unsigned char *p) {
 					   uint64_t ref = 0;
 					   memcpy(&ref, p, ly_.ptrsize);
 					   reach(i, ref, Edge::constant, *n - 1 - at);
@@ -460,8 +503,15 @@ std::string Search::path(uint32_t i)
 	     at = nodes_[at].parent)
 		chain.push_back(at);
 	std::string out;
-	for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-		out += label(nodes_[*it]);
+	// A long path shows path_ends steps at each end, those between counted.
+	size_t hidden = chain.size() > 2 * path_ends ? chain.size() - 2 * path_ends : 0;
+	for (size_t step = 0; step < chain.size(); step++) {
+		if (hidden && step == path_ends) {
+			out += "<" + std::to_string(hidden) + " steps>";
+			step += hidden;
+		}
+		out += label(nodes_[chain[chain.size() - 1 - step]]);
+	}
 	return out;
 }
 
@@ -517,6 +567,10 @@ void Search::run()
 	add_root("thread " + luajit_pointer(cur), cur);
 	search();
 	census_.paths_complete = !stopped_;
+	if (problems_ > max_listed_problems)
+		census_.problems.push_back(
+			"paths: " + std::to_string(problems_ - max_listed_problems) +
+			" more objects could not be read");
 	auto fill = [&](std::vector<GcObject> &objects) {
 		for (auto &o : objects)
 			if (uint32_t i = wanted[o.addr]; i != UINT32_MAX)

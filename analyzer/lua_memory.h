@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "analyzer/lj_limits.h"
 #include "luajit/layout.h"
 #include "readers/memory.h"
 
@@ -44,6 +45,12 @@ public:
 		auto len = mem_.read_value<uint32_t>(gcstr + layout_.str_len);
 		if (!len)
 			return std::unexpected(len.error());
+		// Reading only max bytes keeps us bounded, but the prefix of a
+		// string no VM could make would pass for its text.
+		if (*len > lj_limit::str_len)
+			return std::unexpected(ReadMiss{gcstr + layout_.str_len,
+							"GCstr claims " + std::to_string(*len) +
+								" bytes, more than LuaJIT allows"});
 		std::string s(std::min(*len, max), '\0');
 		auto r = mem_.read(gcstr + layout_.str_size, std::as_writable_bytes(std::span(s)));
 		if (!r)

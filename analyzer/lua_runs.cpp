@@ -233,15 +233,19 @@ void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<Native
 		std::optional<size_t> t = p.thread ? p.thread : home_thread;
 		if (!t)
 			continue;
-		// Innermost first, by native frame; the unplaced ones last.
-		auto &list = threads[*t].lua_runs;
-		auto at = std::upper_bound(list.begin(), list.end(), p.run,
-					   [](const LuaRun &a, const LuaRun &b) {
-						   return a.native_frame.value_or(SIZE_MAX) <
-							  b.native_frame.value_or(SIZE_MAX);
-					   });
-		list.insert(at, p.run);
+		threads[*t].lua_runs.push_back(p.run);
 	}
+}
+
+void order_lua_runs(std::vector<ThreadResult> &threads)
+{
+	// Innermost first, by native frame; the unplaced ones last.
+	for (ThreadResult &t : threads)
+		std::stable_sort(t.lua_runs.begin(), t.lua_runs.end(),
+				 [](const LuaRun &a, const LuaRun &b) {
+					 return a.native_frame.value_or(SIZE_MAX) <
+						b.native_frame.value_or(SIZE_MAX);
+				 });
 }
 
 } // namespace ljcore

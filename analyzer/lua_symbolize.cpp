@@ -293,9 +293,45 @@ Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uin
 	return s;
 }
 
+// A prototype's instructions, read a chunk at a time as they are asked
+// for: slot_name() looks back from the call only as far as it must, and a
+// corrupt pc claiming a position 2^24 instructions in costs no more than
+// the instructions actually read. A chunk ends at the position asked for,
+// as the scan goes backwards: nothing past the call is read.
+class Bytecode {
+public:
+	Bytecode(const LuaMemory &mem, const Proto &pt) : mem_(mem), pt_(pt) {}
+
+	Expected<uint32_t> at(uint32_t pos)
+	{
+		if (pos - first_ >= chunk_.size()) {
+			uint32_t first = pos + 1 > chunk_ins ? pos + 1 - chunk_ins : 0;
+			chunk_.resize(pos + 1 - first);
+			uint64_t addr = pt_.bc + uint64_t(first) * 4;
+			auto r =
+				mem_.memory().read(addr, std::as_writable_bytes(std::span(chunk_)));
+			if (!r) {
+				chunk_.clear();
+				return fail(miss_text("bytecode", addr, r.error()));
+			}
+			first_ = first;
+		}
+		return chunk_[pos - first_];
+	}
+
+private:
+	// 4 KB: the whole of most functions.
+	static constexpr uint32_t chunk_ins = 1024;
+
+	const LuaMemory &mem_;
+	const Proto &pt_;
+	std::vector<uint32_t> chunk_;
+	uint32_t first_ = 0;
+};
+
 // lj_debug_slotname(): what the instructions before pos put into slot.
-Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
-				 const std::vector<uint32_t> &bc, uint32_t pos, uint32_t slot)
+Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt, Bytecode &bc, uint32_t pos,
+				 uint32_t slot)
 {
 	for (;;) {
 		auto live = live_variables(mem, pt, pos);
@@ -306,8 +342,10 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 		bool restart = false;
 		while (!restart && pos-- > 1) {
 			// ip > proto_bc(pt): instruction 0 is never looked at.
-			uint32_t ins = bc[pos];
-			uint32_t op = LJ_BC_OP(ins), ra = LJ_BC_A(ins);
+			auto at = bc.at(pos);
+			if (!at)
+				return std::unexpected(at.error());
+			uint32_t ins = *at, op = LJ_BC_OP(ins), ra = LJ_BC_A(ins);
 			if (op >= LJ_BC_COUNT)
 				return FunctionName{};
 			uint8_t amode = lj_bcdefs[op].amode;
@@ -330,7 +368,10 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt,
 					if (!s)
 						return std::unexpected(s.error());
 					if (pos > 0) {
-						uint32_t prev = bc[pos - 1];
+						auto before = bc.at(pos - 1);
+						if (!before)
+							return std::unexpected(before.error());
+						uint32_t prev = *before;
 						if (std::string_view(
 							    lj_bcdefs[LJ_BC_OP(prev) % LJ_BC_COUNT]
 								    .name) == "MOV" &&
@@ -360,12 +401,11 @@ Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &calle
 {
 	if (pos >= caller.sizebc)
 		return FunctionName{};
-	std::vector<uint32_t> bc(pos + 1);
-	auto r = mem.memory().read(caller.bc, std::as_writable_bytes(std::span(bc)));
-	if (!r)
-		return fail(miss_text("bytecode", caller.bc, r.error()));
-	uint32_t ins = bc[pos];
-	uint32_t op = LJ_BC_OP(ins);
+	Bytecode bc(mem, caller);
+	auto at = bc.at(pos);
+	if (!at)
+		return std::unexpected(at.error());
+	uint32_t ins = *at, op = LJ_BC_OP(ins);
 	if (op >= LJ_BC_COUNT)
 		return fail("unknown bytecode " + std::to_string(op) + " at the call site");
 	uint8_t mm = lj_bcdefs[op].mm;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "analyzer/lj_limits.h"
 #include "analyzer/lua_symbolize.h"
 #include "luajit/ir_names.h"
 #include "luajit/layout.h"
@@ -9,13 +10,6 @@
 namespace ljcore {
 
 namespace {
-
-// Caps from LuaJIT (LJ_MAX_TRACE, 16-bit IR refs and snapshot numbers)
-// that keep a corrupt header from making us read without end.
-constexpr uint32_t max_traces = 65535;
-constexpr uint32_t max_ir = 65536;
-constexpr uint32_t max_snapmap = 1u << 24;
-constexpr uint32_t max_mcode = 1u << 26;
 
 // IR opcodes whose constants ir_kgc(), ir_kptr(), ir_knum() and
 // ir_kint64() read (lj_ir.h). Looked up by name: IRDEF's order is data.
@@ -50,14 +44,25 @@ std::string miss_at(const char *what, uint64_t addr, const ReadMiss &m)
 	       " at " + luajit_pointer(m.addr);
 }
 
-// A bounded array of bytes from the target.
+// Bytes read per step of read_bytes().
+constexpr size_t read_step = 64 * 1024;
+
+// A bounded array of bytes from the target, read a step at a time: the
+// buffer grows only with what was read, so a length the header inflated
+// costs no memory past the first byte that is not there.
 std::expected<std::vector<uint8_t>, std::string> read_bytes(const LuaMemory &mem, const char *what,
 							    uint64_t addr, size_t len)
 {
-	std::vector<uint8_t> buf(len);
-	auto r = mem.memory().read(addr, std::as_writable_bytes(std::span(buf)));
-	if (!r)
-		return std::unexpected(miss_at(what, addr, r.error()));
+	std::vector<uint8_t> buf;
+	for (size_t done = 0; done < len;) {
+		size_t n = std::min(read_step, len - done);
+		buf.resize(done + n);
+		auto r = mem.memory().read(addr + done,
+					   std::as_writable_bytes(std::span(buf).subspan(done)));
+		if (!r)
+			return std::unexpected(miss_at(what, addr, r.error()));
+		done += n;
+	}
 	return buf;
 }
 
@@ -153,7 +158,7 @@ bool has_wide_payload(const IrIns &ins, bool gc64)
 // The IR of one trace: refs nk .. nins-1, constants resolved.
 std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
 {
-	if (t.nk > LJ_REF_BIAS || t.nins < LJ_REF_BIAS || t.nins - t.nk > max_ir)
+	if (t.nk > LJ_REF_BIAS || t.nins < LJ_REF_BIAS || t.nins - t.nk > lj_limit::trace_ir)
 		return "implausible IR bounds nk " + std::to_string(t.nk) + ", nins " +
 		       std::to_string(t.nins);
 	size_t n = t.nins - t.nk;
@@ -184,7 +189,7 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 			   uint32_t nsnapmap, Trace &t)
 {
 	bool fr2 = mem.layout().fr2;
-	if (nsnapmap > max_snapmap)
+	if (nsnapmap > lj_limit::trace_snapmap)
 		return "implausible snapshot map size " + std::to_string(nsnapmap);
 	auto snaps = read_bytes(mem, "snapshots", snap, size_t(nsnap) * LJ_SNAP_SIZE);
 	if (!snaps)
@@ -294,7 +299,7 @@ Trace read_trace(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t addr,
 		problem = read_snapshots(mem, ptr(tl.T_snap), half(tl.T_nsnap), ptr(tl.T_snapmap),
 					 word(tl.T_nsnapmap), t);
 	if (problem.empty() && with_mcode) {
-		if (t.szmcode > max_mcode) {
+		if (t.szmcode > lj_limit::trace_mcode) {
 			problem = "implausible machine code size " + std::to_string(t.szmcode);
 		} else if (auto code = read_bytes(mem, "machine code", t.mcode, t.szmcode); code) {
 			t.mcode_bytes = std::move(*code);
@@ -355,7 +360,7 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 			miss_at("jit_State", set.jit_state, array ? size.error() : array.error());
 		return set;
 	}
-	if (*size > max_traces + 1) {
+	if (*size > lj_limit::traces + 1) {
 		set.problem = "implausible trace array size " + std::to_string(*size);
 		return set;
 	}

@@ -178,7 +178,7 @@ Expected<void> ElfCore::load_notes()
 	size_t n;
 	if (elf_getphdrnum(elf_, &n) != 0)
 		return fail(std::string("program headers: ") + elf_errmsg(-1));
-	bool any = false;
+	bool any = false, cut = false;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf_, int(i), &ph) || ph.p_type != PT_NOTE)
@@ -186,6 +186,7 @@ Expected<void> ElfCore::load_notes()
 		if (ph.p_offset > image_->size() || ph.p_filesz > image_->size() - ph.p_offset) {
 			warnings_.push_back("note segment runs past the end of the file "
 					    "(truncated core?)");
+			cut = true;
 			continue;
 		}
 		Elf_Data *data =
@@ -209,7 +210,9 @@ Expected<void> ElfCore::load_notes()
 		}
 	}
 	if (!any)
-		return fail("no notes: not a process core");
+		return fail(cut ? "no notes: the note segment runs past the end of the file "
+				  "(truncated core?)"
+				: "no notes: not a process core");
 	if (threads_.empty())
 		return fail("no NT_PRSTATUS note: no thread to analyze");
 	// qemu-user writes no NT_SIGINFO; the first thread's pr_cursig says
