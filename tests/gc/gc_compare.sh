@@ -9,16 +9,8 @@
 # Exit: 0 match, 1 mismatch or ljcore error, 2 usage, 77 skip (core or oracle never made).
 set -euo pipefail
 
-if (($# != 4)); then
-  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
-  exit 2
-fi
-ljcore=$1 core=$2 oracle=$3 exe=$4
 source "$(dirname "${BASH_SOURCE[0]}")/../oracle/inputs.sh"
-require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+oracle_inputs "$@"
 cmd=("$ljcore" gc --json --top 10 --paths --exe "$exe" "$core")
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")

@@ -7,17 +7,8 @@
 # Exit: 0 ok, 1 failure, 2 usage, 77 skip when the core, oracle or exe was never produced.
 set -euo pipefail
 
-if (($# != 4)); then
-  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
-  exit 2
-fi
-ljcore=$1 core=$2 oracle=$3 exe=$4
-
 source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
-require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+oracle_inputs "$@"
 files=(--exe "$exe")
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && files+=(--sysroot "$(cat "$sysroot_file")")

@@ -12,17 +12,8 @@
 # (CTest SKIP_RETURN_CODE) when the core, oracle or exe was never produced.
 set -euo pipefail
 
-if (($# != 4)); then
-  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
-  exit 2
-fi
-ljcore=$1 core=$2 oracle=$3 exe=$4
-
 source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
-require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+oracle_inputs "$@"
 
 if [[ $(head -c 1 "$oracle" | od -An -c | tr -d ' ') != '\n' ]]; then
   echo "error: $oracle does not start with the newline of the empty message" >&2

@@ -18,3 +18,17 @@ require_inputs() {
     fi
   done
 }
+
+# oracle_inputs "$@": the arguments of a comparison with a scenario's oracle
+# (LJCORE CORE ORACLE EXE) as $ljcore $core $oracle $exe, the inputs checked
+# by require_inputs, and a scratch directory $tmp that goes on exit.
+oracle_inputs() {
+  if (($# != 4)); then
+    echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
+    exit 2
+  fi
+  ljcore=$1 core=$2 oracle=$3 exe=$4
+  require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+}

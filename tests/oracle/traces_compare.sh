@@ -9,17 +9,8 @@
 # Exit: 0 match, 1 mismatch or ljcore error, 2 usage, 77 skip (not generated here).
 set -euo pipefail
 
-if (($# != 4)); then
-  echo "usage: $0 LJCORE CORE ORACLE EXE" >&2
-  exit 2
-fi
-ljcore=$1 core=$2 oracle=$3 exe=$4
-
 source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
-require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+oracle_inputs "$@"
 
 # One file per IR section: from its header to the next "---- TRACE" line.
 awk -v dir="$tmp" '
