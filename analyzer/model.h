@@ -111,21 +111,6 @@ struct VmResult {
 	std::optional<GcCensus> gc; // the heap census, when asked for (ljcore gc)
 	// The JIT's traces, when they were asked for (ljcore traces, trace).
 	std::optional<TraceSet> traces;
-
-	// The walked stack of coroutine L (the current one or any listed), or
-	// nullptr.
-	const LuaStack *stack_of(uint64_t L) const
-	{
-		if (stack.L == L)
-			return &stack;
-		for (auto &co : coroutines)
-			if (co.L == L)
-				return &co.stack;
-		for (auto &s : entered)
-			if (s.L == L)
-				return &s;
-		return nullptr;
-	}
 };
 
 struct Analysis {

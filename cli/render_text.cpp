@@ -2,6 +2,7 @@
 #include <cstring>
 #include <map>
 #include <string.h>
+#include <unordered_map>
 
 #include "cli/render.h"
 #include "cli/render_bytes.h"
@@ -76,13 +77,31 @@ bool has_runs_of(const ThreadResult &t, size_t vm)
 	return false;
 }
 
+// A VM's stacks by their lua_State: the running one, then every coroutine,
+// then the states entered from C. Built once, not searched per run: a core
+// can hold hundreds of thousands of coroutines, and as many runs.
+using StacksByL = std::unordered_map<uint64_t, const LuaStack *>;
+
+StacksByL stacks_by_L(const VmResult &vm)
+{
+	StacksByL by_L;
+	by_L.try_emplace(vm.stack.L, &vm.stack);
+	for (auto &co : vm.coroutines)
+		by_L.try_emplace(co.L, &co.stack);
+	for (auto &s : vm.entered)
+		by_L.try_emplace(s.L, &s);
+	return by_L;
+}
+
 // The frames of one run, under the native frame of its VM entry; a
 // coroutine other than the current one says which it is.
-void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
+void lua_run_frames(std::ostream &out, const VmResult &vm, const StacksByL &stacks,
+		    const LuaRun &run)
 {
-	const LuaStack *s = vm.stack_of(run.L);
-	if (!s)
+	auto found = stacks.find(run.L);
+	if (found == stacks.end())
 		return;
+	const LuaStack *s = found->second;
 	if (run.L != vm.stack.L)
 		out << "        (coroutine " << hex_address(run.L)
 		    << (run.L == vm.main_thread ? ", the main thread" : "") << ")\n";
@@ -104,15 +123,16 @@ void lua_run_frames(std::ostream &out, const VmResult &vm, const LuaRun &run)
 // thread to the running coroutine.
 std::string resume_chain(const VmResult &vm)
 {
+	std::unordered_map<uint64_t, const Coroutine *> by_L;
+	for (auto &c : vm.coroutines)
+		by_L[c.L] = &c;
 	std::string chain;
 	uint64_t at = vm.main_thread;
 	for (size_t hops = 0; at && hops <= vm.coroutines.size(); hops++) {
-		const Coroutine *co = nullptr;
-		for (auto &c : vm.coroutines)
-			if (c.L == at)
-				co = &c;
-		if (!co)
+		auto found = by_L.find(at);
+		if (found == by_L.end())
 			break;
+		const Coroutine *co = found->second;
 		chain += (chain.empty() ? "main " : " -> ") + hex_address(at);
 		if (co->status == "running")
 			return chain + " (running)";
@@ -173,8 +193,11 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 		out << "no signal";
 	}
 	out << ", " << printable(a.arch) << "\n";
-	for (auto &vm : a.vms)
+	std::vector<StacksByL> stacks;
+	for (auto &vm : a.vms) {
 		vm_header(out, vm);
+		stacks.push_back(stacks_by_L(vm));
+	}
 	for (auto &t : a.threads) {
 		out << "\nthread " << t.tid;
 		if (t.crashed)
@@ -201,7 +224,7 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 			out << "\n";
 			for (auto &run : t.lua_runs)
 				if (run.native_frame == i)
-					lua_run_frames(out, a.vms[run.vm], run);
+					lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
 			if (t.vm_frame == i && t.vm_index && !has_runs_of(t, *t.vm_index))
 				lua_frames(out, a.vms[*t.vm_index].stack, "        ");
 		}
@@ -215,7 +238,7 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 				    << ", which no native frame has as its stack pointer:\n";
 			else
 				out << "  Lua frames below the end of the C-frame chain:\n";
-			lua_run_frames(out, a.vms[run.vm], run);
+			lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
 		}
 	}
 	// VMs no native frame leads to still show their Lua stack.
