@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "analyzer/gc_census.h"
-#include "analyzer/lua_locals.h"
+#include "analyzer/gc/gc_census.h"
+#include "analyzer/values/lua_locals.h"
 #include "analyzer/model.h"
 #include "readers/elf_core.h"
 #include "readers/error.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/gc_model.h"
-#include "analyzer/trace_model.h"
-#include "analyzer/value_model.h"
+#include "analyzer/gc/gc_model.h"
+#include "analyzer/traces/trace_model.h"
+#include "analyzer/values/value_model.h"
 
 namespace ljcore {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/gc_diff.h"
+#include "analyzer/gc/gc_diff.h"
 #include "cli/exit_codes.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"

@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "analyzer/lua_locals.h"
+#include "analyzer/values/lua_locals.h"
 
 namespace ljcore {
 

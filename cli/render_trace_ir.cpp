@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 #include "cli/render_bytes.h"
 #include "cli/render_trace.h"
 #include "luajit/ir_names.h"

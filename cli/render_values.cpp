@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/value_model.h"
+#include "analyzer/values/value_model.h"
 
 namespace ljcore {
 

@@ -22,8 +22,8 @@
 #include <gelf.h>
 #include <unistd.h>
 
-#include "analyzer/builtin_layouts.h"
-#include "analyzer/dwarf_layout.h"
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/dwarf_layout.h"
 
 using namespace ljcore;
 

@@ -10,8 +10,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "analyzer/builtin_layouts.h"
-#include "analyzer/dwarf_layout.h"
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/dwarf_layout.h"
 
 using namespace ljcore;
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "analyzer/lua_runs.h"
+#include "analyzer/stack/lua_runs.h"
 #include "luajit/layouts.h"
 
 using namespace ljcore;

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/builtin_layouts.h"
-#include "analyzer/vm_locator.h"
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/vm_locator.h"
 
 using namespace ljcore;
 

@@ -1,10 +1,10 @@
-#include "analyzer/lua_values.h"
+#include "analyzer/values/lua_values.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "analyzer/coroutines.h"
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/coroutines.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "analyzer/vm_locator.h"
+#include "analyzer/locate/vm_locator.h"
 #include "readers/target.h"
 
 namespace ljcore {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "analyzer/lua_memory.h"
-#include "analyzer/lua_symbolize.h"
-#include "analyzer/trace_model.h"
+#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/traces/trace_model.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {

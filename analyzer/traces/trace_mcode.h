@@ -4,9 +4,9 @@
 // parent's exit that LuaJIT patched to jump to it (lj_asm_patchexit).
 #pragma once
 
-#include "analyzer/disasm.h"
+#include "analyzer/traces/disasm.h"
 #include "analyzer/lua_memory.h"
-#include "analyzer/trace_model.h"
+#include "analyzer/traces/trace_model.h"
 
 namespace ljcore {
 

@@ -8,7 +8,7 @@
 
 #include "analyzer/lua_memory.h"
 #include "analyzer/model.h"
-#include "analyzer/trace_frames.h"
+#include "analyzer/traces/trace_frames.h"
 
 namespace ljcore {
 

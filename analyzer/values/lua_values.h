@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/lua_memory.h"
-#include "analyzer/value_model.h"
+#include "analyzer/values/value_model.h"
 
 namespace ljcore {
 

@@ -1,4 +1,4 @@
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 #include <bit>
 #include <cstring>

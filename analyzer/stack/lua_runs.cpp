@@ -1,8 +1,8 @@
-#include "analyzer/lua_runs.h"
+#include "analyzer/stack/lua_runs.h"
 
 #include <algorithm>
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

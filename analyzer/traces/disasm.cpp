@@ -1,4 +1,4 @@
-#include "analyzer/disasm.h"
+#include "analyzer/traces/disasm.h"
 
 #include <dlfcn.h>
 

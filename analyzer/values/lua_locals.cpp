@@ -1,6 +1,6 @@
-#include "analyzer/lua_locals.h"
+#include "analyzer/values/lua_locals.h"
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 #include "luajit/frame.h"
 
 namespace ljcore {

@@ -1,4 +1,4 @@
-#include "analyzer/builtin_layouts.h"
+#include "analyzer/locate/builtin_layouts.h"
 
 #include "luajit/layouts.h"
 

@@ -1,9 +1,9 @@
-#include "analyzer/traces.h"
+#include "analyzer/traces/traces.h"
 
 #include <cstring>
 
 #include "analyzer/lj_limits.h"
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 #include "luajit/ir_names.h"
 #include "luajit/layout.h"
 

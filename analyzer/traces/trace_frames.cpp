@@ -1,6 +1,6 @@
-#include "analyzer/trace_frames.h"
+#include "analyzer/traces/trace_frames.h"
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 #include "luajit/frame.h"
 #include "luajit/trace_layout.h"
 

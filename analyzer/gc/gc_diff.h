@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/gc_model.h"
+#include "analyzer/gc/gc_model.h"
 
 namespace ljcore {
 

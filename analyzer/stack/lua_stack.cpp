@@ -1,8 +1,8 @@
-#include "analyzer/lua_stack.h"
+#include "analyzer/stack/lua_stack.h"
 
 #include <vector>
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "analyzer/lua_memory.h"
-#include "analyzer/lua_values.h"
+#include "analyzer/values/lua_values.h"
 #include "analyzer/model.h"
 
 namespace ljcore {

@@ -1,12 +1,12 @@
-#include "analyzer/gc_paths.h"
+#include "analyzer/gc/gc_paths.h"
 
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
 
-#include "analyzer/gc_sizes.h"
+#include "analyzer/gc/gc_sizes.h"
 #include "analyzer/lj_limits.h"
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

@@ -1,9 +1,9 @@
-#include "analyzer/vm_locator.h"
+#include "analyzer/locate/vm_locator.h"
 
 #include <algorithm>
 #include <array>
 
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

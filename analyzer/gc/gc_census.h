@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "analyzer/gc_model.h"
+#include "analyzer/gc/gc_model.h"
 #include "analyzer/lua_memory.h"
 
 namespace ljcore {

@@ -1,4 +1,4 @@
-#include "analyzer/dwarf_layout.h"
+#include "analyzer/locate/dwarf_layout.h"
 
 #include <cstring>
 #include <dwarf.h>

@@ -1,4 +1,4 @@
-#include "analyzer/coroutines.h"
+#include "analyzer/stack/coroutines.h"
 
 #include <unordered_set>
 

@@ -1,4 +1,4 @@
-#include "analyzer/vm_scan.h"
+#include "analyzer/locate/vm_scan.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "analyzer/gc_diff.h"
+#include "analyzer/gc/gc_diff.h"
 
 #include <algorithm>
 #include <set>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/lua_memory.h"
-#include "analyzer/trace_model.h"
+#include "analyzer/traces/trace_model.h"
 #include "readers/error.h"
 
 namespace ljcore {

@@ -1,13 +1,13 @@
-#include "analyzer/gc_census.h"
+#include "analyzer/gc/gc_census.h"
 
 #include <algorithm>
 #include <cstring>
 #include <queue>
 
-#include "analyzer/builtin_layouts.h"
-#include "analyzer/gc_sizes.h"
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/gc/gc_sizes.h"
 #include "analyzer/lj_limits.h"
-#include "analyzer/lua_symbolize.h"
+#include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
 

@@ -1,4 +1,4 @@
-#include "analyzer/trace_mcode.h"
+#include "analyzer/traces/trace_mcode.h"
 
 #include <map>
 #include <set>
