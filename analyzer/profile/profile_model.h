@@ -1,0 +1,57 @@
+// A profile of a live process: stacks with counts, and an account of every
+// sample taken. Plain data; cli/render_profile*.cpp print it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ljcore {
+
+enum class ProfileFrameKind {
+	lua,       // a Lua function, named as debug.traceback names it
+	c,         // a C function called from Lua (lua_CFunction, fast function)
+	native,    // a native frame around the Lua frames (--native)
+	trace,     // compiled code attributed to a trace only: "[trace N]"
+	state,     // the VM was not running Lua: GC, compiler, C, idle
+	truncated, // the stack was deeper than the sampler walks
+};
+
+struct ProfileFrame {
+	ProfileFrameKind kind = ProfileFrameKind::lua;
+	std::string name;      // "foo", "pcall", a native symbol, a state;
+			       // empty for an anonymous Lua function
+	std::string file;      // short_src of a Lua frame, module of a native one
+	int line = -1;         // current line, -1 if none
+	int line_defined = -1; // where a Lua function starts (0: main chunk)
+	uint32_t trace = 0;    // running compiled in this trace, 0 if not
+
+	friend bool operator==(const ProfileFrame &, const ProfileFrame &) = default;
+	friend auto operator<=>(const ProfileFrame &, const ProfileFrame &) = default;
+};
+
+struct ProfileStack {
+	std::vector<ProfileFrame> frames; // root first, innermost last
+	uint64_t value = 0;               // samples, or bytes (Profile::unit)
+};
+
+// How many samples ended one way: "lua" (a Lua stack), "c", "gc",
+// "compiler", "idle", or a failure reason ("stack read failed", ...).
+struct ProfileOutcome {
+	std::string outcome;
+	uint64_t samples = 0;
+	bool failure = false;
+};
+
+struct Profile {
+	int32_t pid = 0;
+	std::string backend;    // "bpf", "perf_event", "ptrace", ...
+	std::string unit = "samples";
+	uint32_t rate_hz = 0;
+	double duration_s = 0;
+	uint64_t samples = 0;   // taken; equals the sum of outcomes
+	std::vector<ProfileOutcome> outcomes;
+	std::vector<ProfileStack> stacks;
+};
+
+} // namespace ljcore

@@ -1,0 +1,21 @@
+// Renderers of a Profile (ljcore profile): each writes one format.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analyzer/profile/profile_model.h"
+
+namespace ljcore {
+
+// One frame as flame graphs show it: "name file:line" for a Lua function,
+// "function <file:linedefined> file:line" for an anonymous one, "main chunk
+// file:line", "[C] name", "[trace N]", "[GC]"..., "[truncated]". Printable
+// (render_bytes.h) and free of the folded format's separator ';'.
+std::string profile_frame_label(const ProfileFrame &f);
+
+// Brendan Gregg's folded stacks: "root;...;leaf count" per stack, the
+// input of flamegraph.pl and inferno.
+void render_profile_folded(std::ostream &out, const Profile &p);
+
+} // namespace ljcore
