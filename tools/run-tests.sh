@@ -33,9 +33,16 @@ export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 # Under ASan, the combinations that run no code the others do not: a gcore
 # core goes through the same readers as the kernel core of the same run,
 # and a snapshot test spends its time in gdb and eu-stack; one variant's
-# snapshots (and nginx's) keep the writer under ASan. The package test
-# installs the normal build's package either way.
-asan_redundant='/gcore$|^snapshot/[^/]*(luajit2|distro|gc32|stripped|nojit|arm64)|^install/deb$'
+# snapshots (and nginx's) keep the writer under ASan. The mixed stacks
+# (native unwinding on top of what the oracle tests run) keep the five
+# variants that cover each axis: 32-bit refs, stripped, no JIT, arm64,
+# Debian's build. The package test installs the normal build's package
+# either way.
+mixed_redundant='upstream-gc32-(debug|nojit|stripped)|upstream-gc64-(nojit|stripped|debug-arm64)'
+mixed_redundant+='|luajit2-gc32-(debug|nojit)|luajit2-gc64-(debug|stripped|debug-arm64|stripped-arm64)'
+mixed_redundant+='|distro-luajit'
+asan_redundant="/gcore\$|^snapshot/[^/]*(luajit2|distro|gc32|stripped|nojit|arm64)"
+asan_redundant+="|^mixed/($mixed_redundant)/|^install/deb\$"
 for dir in cmake asan; do
   echo "== ctest in build/$dir"
   exclude=()
