@@ -5,16 +5,14 @@
 
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/values/tvalue.h"
 
 namespace ljcore {
 
 namespace {
 
-// Type tags (LJ_T* of lj_obj.h, stored inverted in a TValue).
-constexpr uint32_t tag_nil = 0, tag_false = 1, tag_true = 2;
-// itype of an LJ_DUALNUM integer: ~LJ_TISNUM, in the 17 bits above a GC64
-// payload or the 32 bits of a 32-bit-refs TValue's upper word.
-constexpr uint32_t tag_isnum = 13;
+using namespace tvalue;
+
 // lightuserdata on 64-bit hosts keeps 47 bits of pointer: a segment number
 // above 39 bits of offset (LJ_LIGHTUD_BITS_SEG, LJ_LIGHTUD_BITS_LO); the 17
 // bits above are ~LJ_TLIGHTUD with GC64, 0x1fffe with 32-bit refs
@@ -22,7 +20,6 @@ constexpr uint32_t tag_isnum = 13;
 constexpr uint32_t lightud_tag_gc64 = 0x1fffc, lightud_tag_gc32 = 0x1fffe;
 constexpr unsigned lightud_bits_lo = 39;
 constexpr uint64_t lightud_segmask = 0xff;
-constexpr uint64_t low47 = (uint64_t(1) << 47) - 1;
 
 // Table slots looked at per table for its first entries: a sparse array
 // or hash must not make one value cost a scan of a huge table.
@@ -47,11 +44,6 @@ enum : uint16_t {
 	ctid_double,
 };
 
-bool is_nil(const lj_layout &ly, uint64_t raw)
-{
-	return ly.gc64 ? raw == ~uint64_t(0) : uint32_t(raw >> 32) == ~tag_nil;
-}
-
 LuaValue unreadable(uint64_t addr)
 {
 	LuaValue v;
@@ -67,6 +59,13 @@ LuaValue ValueReader::at(uint64_t addr) const
 	std::vector<uint64_t> open_tables;
 	budget_ = max_values;
 	return value_at(addr, 0, open_tables);
+}
+
+LuaValue ValueReader::of_raw(uint64_t raw) const
+{
+	std::vector<uint64_t> open_tables;
+	budget_ = max_values;
+	return decode(raw, 0, open_tables);
 }
 
 LuaValue ValueReader::value_at(uint64_t addr, uint32_t depth,
@@ -106,9 +105,8 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 	budget_--;
 	// The itype sits above a 47-bit payload with GC64, in the upper word
 	// with 32-bit refs; lightuserdata keeps 47 bits of pointer in both.
-	uint32_t it17 = uint32_t(raw >> 47);
-	uint32_t it = ly.gc64 ? (it17 | 0xfffe0000u) : uint32_t(raw >> 32);
-	if (it17 == (ly.gc64 ? lightud_tag_gc64 : lightud_tag_gc32)) {
+	uint32_t it = itype(ly, raw);
+	if (uint32_t(raw >> 47) == (ly.gc64 ? lightud_tag_gc64 : lightud_tag_gc32)) {
 		v.type = LuaValue::Type::lightuserdata;
 		v.address = lightuserdata(raw);
 		return v;
@@ -124,7 +122,7 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 		return v;
 	}
 	uint32_t tag = ~it;
-	uint64_t gc = ly.gc64 ? raw & low47 : raw & 0xffffffff;
+	uint64_t gc = gc_object(ly, raw);
 	switch (tag) {
 	case tag_nil:
 		return v;

@@ -28,6 +28,8 @@ public:
 
 	// The value of the TValue at addr.
 	LuaValue at(uint64_t addr) const;
+	// The value of a TValue already read (tvalue.h).
+	LuaValue of_raw(uint64_t raw) const;
 
 private:
 	LuaValue decode(uint64_t raw, uint32_t depth, std::vector<uint64_t> &open_tables) const;

@@ -1,0 +1,48 @@
+// A TValue read as one raw 64-bit word (lj_obj.h): its type and payload,
+// for both GC64 (17-bit itype above a 47-bit payload) and 32-bit refs
+// (itype in the upper word, a 32-bit GCRef in the lower one).
+#pragma once
+
+#include <cstdint>
+
+#include "luajit/layout.h"
+
+namespace ljcore::tvalue {
+
+// Type tags (LJ_T* of lj_obj.h), stored inverted as the itype.
+constexpr uint32_t tag_nil = 0, tag_false = 1, tag_true = 2;
+// The itype of an LJ_DUALNUM integer is ~tag_isnum; anything below it is a
+// double.
+constexpr uint32_t tag_isnum = 13;
+constexpr uint64_t low47 = (uint64_t(1) << 47) - 1;
+
+// The itype (~tag) of a raw TValue, as a 32-bit word in either layout.
+inline uint32_t itype(const lj_layout &ly, uint64_t raw)
+{
+	return ly.gc64 ? uint32_t(raw >> 47) | 0xfffe0000u : uint32_t(raw >> 32);
+}
+
+inline bool is_nil(const lj_layout &ly, uint64_t raw)
+{
+	return itype(ly, raw) == ~tag_nil;
+}
+
+inline bool is_double(const lj_layout &ly, uint64_t raw)
+{
+	return itype(ly, raw) < ~tag_isnum;
+}
+
+// The GC object of a TValue whose tag is a GC type.
+inline uint64_t gc_object(const lj_layout &ly, uint64_t raw)
+{
+	return ly.gc64 ? raw & low47 : raw & 0xffffffff;
+}
+
+// The raw TValue that holds the GC object gc of type tag (setgcV()).
+inline uint64_t of_gc_object(const lj_layout &ly, uint32_t tag, uint64_t gc)
+{
+	return ly.gc64 ? uint64_t(~tag & 0x1ffff) << 47 | (gc & low47)
+		       : uint64_t(~tag) << 32 | (gc & 0xffffffff);
+}
+
+} // namespace ljcore::tvalue
