@@ -423,6 +423,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			for (auto &s : v.entered)
 				read(s);
 		}
+		if (options.print)
+			v.printed = print_value(mem, v, *options.print, symbolize);
 		for (const LuaStack *s : active) {
 			FrameCframes cframes = frame_cframes(mem, *s);
 			if (!cframes.problem.empty())

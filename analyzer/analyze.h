@@ -7,6 +7,7 @@
 
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/values/lua_locals.h"
+#include "analyzer/values/lua_print.h"
 #include "analyzer/model.h"
 #include "readers/elf_core.h"
 #include "readers/error.h"
@@ -29,6 +30,7 @@ struct AnalyzeOptions {
 	bool mcode = false;                //   and their machine code
 	std::optional<GcCensusOptions> gc; // a census of each VM's GC heap
 	std::optional<LocalsOptions> locals; // locals and upvalues of Lua frames
+	std::optional<PrintRequest> print;   // one value by its path (ljcore print)
 };
 
 // Fails only when the core cannot be read at all; everything that goes

@@ -111,6 +111,8 @@ struct VmResult {
 	std::optional<GcCensus> gc; // the heap census, when asked for (ljcore gc)
 	// The JIT's traces, when they were asked for (ljcore traces, trace).
 	std::optional<TraceSet> traces;
+	// The value of ljcore print's expression in this VM.
+	std::optional<PrintedValue> printed;
 };
 
 struct Analysis {

@@ -6,7 +6,7 @@ _ljcore()
 	local cmd= i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		analyze|bt|traces|trace|gc|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
+		analyze|bt|traces|trace|gc|print|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 
@@ -23,20 +23,24 @@ _ljcore()
 	--format)
 		COMPREPLY=($(compgen -W "text luajit json" -- "$cur"))
 		return ;;
-	--top|--level)
+	--locals)
+		COMPREPLY=($(compgen -W "all" -- "$cur"))
+		return ;;
+	--top|--level|--max-string|--depth|--max-items)
 		return ;;
 	esac
 
 	local opts
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "analyze bt traces trace gc snapshot fixture --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze bt traces trace gc print snapshot fixture --version --help" -- "$cur"))
 		return ;;
-	analyze) opts="$common --json --explain --all" ;;
-	bt) opts="$common --format --json --all --level" ;;
+	analyze) opts="$common --json --explain --all --locals --max-string --depth --max-items" ;;
+	bt) opts="$common --format --json --all --level --locals --max-string --depth --max-items" ;;
 	traces) opts="$common --json --mcode" ;;
 	trace) opts="$common --mcode" ;;
 	gc) opts="$common --json --top --paths --diff" ;;
+	print) opts="$common --json --max-string --depth --max-items" ;;
 	snapshot) opts="$common --output --all" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))

@@ -11,17 +11,24 @@ common=(
 	'(- *)'{-h,--help}'[print the options and exit]'
 )
 local core='*:core file (- for standard input):_files'
+local -a values
+values=(
+	'--max-string[bytes of a string shown]:bytes:'
+	'--depth[levels of table entries shown]:levels:'
+	'--max-items[entries shown per table]:count:'
+)
+local locals='--locals=-[locals and upvalues under each Lua frame]::which:(all)'
 
 _ljcore_command() {
 	case $words[1] in
 	analyze)
 		_arguments $common '--json[print the result model as JSON]' \
 			'--explain[also how the VMs were looked for]' \
-			'--all[also every coroutine (walks the GC heap)]' $core ;;
+			'--all[also every coroutine (walks the GC heap)]' $locals $values $core ;;
 	bt)
 		_arguments $common '--format[output format]:format:(text luajit json)' \
 			'--json[same as --format=json]' '--all[every coroutine of every VM]' \
-			'--level[first Lua level to show]:level:' $core ;;
+			'--level[first Lua level to show]:level:' $locals $values $core ;;
 	traces)
 		_arguments $common '--json[every trace as JSON]' \
 			'--mcode[with --json: the machine code too]' $core ;;
@@ -33,6 +40,9 @@ _ljcore_command() {
 			'--top[how many of the largest objects]:count:' \
 			'--paths[a path from a root to each of the largest objects]' \
 			'--diff[an earlier core of the same program]:core:_files' $core ;;
+	print)
+		_arguments $common '--json[print the value as JSON]' $values \
+			'1:core file:_files' '2:expression (_G.a.b, frame N local x, 0x...):' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;
@@ -49,6 +59,7 @@ _arguments \
 		traces\:"table of the JIT'"'"'s traces"
 		trace\:"one trace'"'"'s IR and snapshots"
 		gc\:"GC heap census"
+		print\:"one Lua value by its path"
 		snapshot\:"write a minimized core"
 		fixture\:"regression fixtures"))' \
 	'*::arguments:_ljcore_command'

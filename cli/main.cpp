@@ -2,6 +2,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "analyzer/analyze.h"
@@ -12,6 +14,7 @@
 #include "cli/locals_options.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
+#include "cli/render_print.h"
 #include "cli/render_trace.h"
 
 using namespace ljcore;
@@ -27,18 +30,23 @@ struct Common {
 	std::string scan = "auto";
 };
 
-void add_common(CLI::App *cmd, Common &c)
+const char *const core_help = "ELF core file (kernel or gdb gcore, plain or compressed "
+			      "with zstd, xz or lz4), - for standard input";
+
+// A command's core is a positional argument, and --pid its alternative; a
+// command with positionals of its own (print) takes the core itself.
+void add_common(CLI::App *cmd, Common &c, bool core_positional = true)
 {
-	auto *core = cmd->add_option("core", c.core,
-				     "ELF core file (kernel or gdb gcore, plain or compressed "
-				     "with zstd, xz or lz4), - for standard input")
-			     ->check(CLI::ExistingFile | CLI::IsMember({"-"}));
 	auto *pid = cmd->add_option("--pid", c.pid,
 				    "a running process instead: stopped only while "
 				    "it is read, never written to")
 			    ->check(CLI::PositiveNumber);
-	core->excludes(pid);
-	pid->excludes(core);
+	if (core_positional) {
+		auto *core = cmd->add_option("core", c.core, core_help)
+				     ->check(CLI::ExistingFile | CLI::IsMember({"-"}));
+		core->excludes(pid);
+		pid->excludes(core);
+	}
 	cmd->add_option("--exe", c.exe,
 			"the executable, when the path recorded in the core does "
 			"not hold it on this machine");
@@ -152,6 +160,28 @@ int run(int argc, char **argv)
 		       "a core of the same program from before: print what grew from it to CORE")
 		->check(CLI::ExistingFile);
 
+	auto *print = app.add_subcommand(
+		"print", "one Lua value by its path: _G.app.cache, package.loaded[\"x\"], "
+			 "registry[2], frame 3 local tag, upvalue 1 of frame 2, 0x7f...");
+	add_common(print, common, false);
+	// CORE EXPR, or EXPR alone with --pid.
+	std::vector<std::string> print_args;
+	print->add_option("core-and-expression", print_args,
+			  std::string("CORE (") + core_help +
+				  ") and the value's path (the README "
+				  "lists the forms); the path alone with --pid")
+		->required()
+		->expected(1, 2);
+	bool print_json = false;
+	print->add_flag("--json", print_json, "print the value as JSON");
+	ValueLimits print_limits;
+	print->add_option("--max-string", print_limits.max_string,
+			  "bytes of a string shown (default 200)");
+	print->add_option("--depth", print_limits.depth,
+			  "levels of table entries shown (default 1)");
+	print->add_option("--max-items", print_limits.max_items,
+			  "entries shown per table (default 10)");
+
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
 	add_common(snapshot, common);
@@ -216,6 +246,29 @@ int run(int argc, char **argv)
 	options.scan = common.scan == "always"  ? ScanMode::always
 		       : common.scan == "never" ? ScanMode::never
 						: ScanMode::automatic;
+	if (print->parsed()) {
+		if (print_args.size() != (common.pid ? 1u : 2u)) {
+			std::cerr << "ljcore: print takes CORE EXPR, or --pid PID EXPR\n";
+			return exit_usage;
+		}
+		if (!common.pid) {
+			common.core = print_args[0];
+			if (common.core != "-" && access(common.core.c_str(), R_OK) != 0) {
+				std::cerr << "ljcore: " << printable(common.core)
+					  << ": cannot read it\n";
+				return exit_usage;
+			}
+		}
+		auto path = parse_lua_path(print_args.back());
+		if (!path) {
+			std::cerr << "ljcore: " << printable(path.error().message) << "\n";
+			return exit_usage;
+		}
+		options.print = PrintRequest{print_args.back(), *path, print_limits};
+		// Locals and upvalues come from the frames' variables.
+		if (path->root == LuaPath::Root::local || path->root == LuaPath::Root::upvalue)
+			options.locals = LocalsOptions{true, print_limits};
+	}
 	if (common.core.empty() && common.pid == 0) {
 		std::cerr << "ljcore: give a core file or --pid PID\n";
 		return exit_usage;
@@ -250,6 +303,17 @@ int run(int argc, char **argv)
 			render_trace_table(std::cout, *result);
 		print_problems(*result);
 		return status;
+	}
+	if (print->parsed()) {
+		if (print_json)
+			render_printed_json(std::cout, *result);
+		else
+			render_printed(std::cout, std::cerr, *result);
+		print_problems(*result);
+		if (result->vms.empty())
+			return exit_no_vm;
+		return printed_everywhere(*result) && result->problems.empty() ? exit_ok
+									       : exit_partial;
 	}
 	if (gc->parsed()) {
 		if (gc_json)

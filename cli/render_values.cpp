@@ -171,7 +171,7 @@ std::string table_text(const LuaValue &v)
 	return s + "}";
 }
 
-const char *type_name(Type t)
+const char *type_name_of(Type t)
 {
 	switch (t) {
 	case Type::nil:
@@ -201,6 +201,11 @@ const char *type_name(Type t)
 }
 
 } // namespace
+
+const char *value_type_name(const LuaValue &v)
+{
+	return type_name_of(v.type);
+}
 
 std::string render_value(const LuaValue &v)
 {
@@ -267,7 +272,7 @@ void add_frame_variables_json(nlohmann::json &frame, const FrameVariables &vars)
 		for (const Variable &v : vs) {
 			nlohmann::json j = {{"name", v.name},
 					    {"kind", v.kind},
-					    {"type", type_name(v.value.type)},
+					    {"type", value_type_name(v.value)},
 					    {"value", render_value(v.value)}};
 			if (v.value.address)
 				j["address"] = json_address(v.value.address);

@@ -14,6 +14,8 @@ namespace ljcore {
 // One value on one line: "nil", "1.5", "\"abc\"... (len 300)",
 // "table: 0x... (array 3, hash 0) {[1] = 1, ...}".
 std::string render_value(const LuaValue &v);
+// type() of the value ("unreadable" when it could not be read).
+const char *value_type_name(const LuaValue &v);
 
 // One line per local, then per upvalue ("upvalue name = value"), each
 // after indent.

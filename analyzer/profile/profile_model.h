@@ -45,11 +45,11 @@ struct ProfileOutcome {
 
 struct Profile {
 	int32_t pid = 0;
-	std::string backend;    // "bpf", "perf_event", "ptrace", ...
+	std::string backend; // "bpf", "perf_event", "ptrace", ...
 	std::string unit = "samples";
 	uint32_t rate_hz = 0;
 	double duration_s = 0;
-	uint64_t samples = 0;   // taken; equals the sum of outcomes
+	uint64_t samples = 0; // taken; equals the sum of outcomes
 	std::vector<ProfileOutcome> outcomes;
 	std::vector<ProfileStack> stacks;
 };

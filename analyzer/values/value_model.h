@@ -85,4 +85,14 @@ struct FrameVariables {
 	std::string note; // why there are none, when that is not the program's doing
 };
 
+// What `ljcore print EXPR` found in one VM.
+struct PrintedValue {
+	std::string expression; // as given
+	std::string root;       // what it starts from: "_G", "local 'tag' of frame 3", ...
+	uint64_t slot = 0;      // the TValue of a local or upvalue root, 0 otherwise
+	bool found = false;     // value holds the result; otherwise error says why
+	LuaValue value;
+	std::string error;
+};
+
 } // namespace ljcore

@@ -17,6 +17,18 @@ local function show(v)
   if ffi.istype("int64_t", v) or ffi.istype("uint64_t", v) then return t .. " " .. tostring(v) end
   return t
 end
+-- Values `ljcore print` finds by path: globals, nested tables, keys that are not names,
+-- the registry. Oracle lines "path<TAB>EXPR<TAB>TYPE VALUE", after the levels.
+app = {cache = {hits = 42, ratio = 0.25, name = "lru\0\255"}, [7] = true, ["a key"] = "spaced"}
+app.cache[2.5] = "half"
+app[true] = "yes"
+local paths = {
+  {"_G.app.cache.hits", app.cache.hits}, {"app.cache.name", app.cache.name},
+  {"app.cache.ratio", app.cache.ratio}, {"app[7]", app[7]}, {'app["a key"]', app["a key"]},
+  {"app.cache[2.5]", app.cache[2.5]}, {"app[true]", app[true]}, {"app.missing", app.missing},
+  {"app.cache", app.cache}, {'package.loaded["string"].rep', string.rep},
+  {"registry._LOADED.ffi", debug.getregistry()._LOADED.ffi},
+}
 local function dump()
   local out = {}
   local level = 2
@@ -42,6 +54,7 @@ local function dump()
     end
     level = level + 1
   end
+  for _, p in ipairs(paths) do out[#out + 1] = "path\t" .. p[1] .. "\t" .. show(p[2]) end
   local o = assert(io.open(os.getenv("ORACLE") or "/dev/stderr", "w"))
   o:write(table.concat(out, "\n"), "\n")
   o:close()

@@ -1,5 +1,6 @@
-// What the analysis harnesses ask of a core: everything `analyze --all`,
-// `traces --mcode` and `gc --paths` read, from the input alone.
+// What the analysis harnesses ask of a core: everything `analyze --all
+// --locals=all`, `traces --mcode`, `gc --paths` and `print` (a path that
+// searches tables by string and number keys) read, from the input alone.
 #pragma once
 
 #include "analyzer/analyze.h"
@@ -17,6 +18,9 @@ inline AnalyzeOptions everything()
 	GcCensusOptions gc;
 	gc.paths = true;
 	o.gc = gc;
+	o.locals = LocalsOptions{true, ValueLimits{}};
+	const char *expression = "package.loaded[\"string\"][1]";
+	o.print = PrintRequest{expression, *parse_lua_path(expression), ValueLimits{}};
 	return o;
 }
 

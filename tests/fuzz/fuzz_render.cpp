@@ -1,11 +1,13 @@
 // Every renderer on the analysis of a core held in memory: the text
 // report, the Lua-only text, debug.traceback's format, the JSON of
-// analyze, traces and gc, and each trace's IR and machine code listing.
+// analyze, traces and gc, each trace's IR and machine code listing, and
+// print's value (text and JSON).
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
 
 #include "cli/render.h"
+#include "cli/render_print.h"
 #include "cli/render_trace.h"
 #include "tests/fuzz/fuzz_options.h"
 #include "tests/fuzz/memfd_file.h"
@@ -34,5 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_json(out, *a);
 	render_gc_json(out, *a);
 	render_traces_json(out, *a, true);
+	render_printed(out, out, *a);
+	render_printed_json(out, *a);
 	return 0;
 }

@@ -48,6 +48,8 @@ def parse_oracle(path):
     levels = {}
     current = None
     for line in open(path).read().splitlines():
+        if line.startswith("path\t"):  # for print_compare.py
+            continue
         parts = line.split(" ")
         if parts[0] == "level":
             current = {"what": parts[2], "locals": [], "upvalues": []}
@@ -59,7 +61,7 @@ def parse_oracle(path):
             name, otype, ovalue = " ".join(parts[1:-2]), parts[-2], parts[-1]
         else:
             name, otype, ovalue = " ".join(parts[1:-1]), parts[-1], None
-        entry = {"name": name, "type": otype, "value": ovalue}
+        entry = {"name": name, "type": otype, "value": ovalue, "kind": kind}
         current["upvalues" if kind == "upvalue" else "locals"].append(entry)
     return levels
 
@@ -106,4 +108,5 @@ def main():
     print("ok: %d levels, %d variables match the oracle" % (len(oracle), checked))
 
 
-main()
+if __name__ == "__main__":
+    main()
