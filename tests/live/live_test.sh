@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reads a running LuaJIT process with `ljcore analyze --pid` and captures it
-# with `ljcore snapshot --pid`; checks that both analyses show where it is
+# Reads a running LuaJIT process with `ljcore analyze --pid` and `print --pid`,
+# and captures it with `ljcore snapshot --pid`; checks that both analyses show where it is
 # and that the process runs on afterwards, unchanged (ljcore only stops it
 # while reading, and never writes to it).
 # Usage: live_test.sh LJCORE LUAJIT SCRIPT PATTERN...
@@ -32,6 +32,12 @@ grep -Eq -- "live, stopped for [0-9.]+ ms" <<<"$out" || { echo "FAIL: no pause r
 for pattern; do
   grep -Eq -- "$pattern" <<<"$out" || { echo "FAIL: live: no match for: $pattern"; status=1; }
 done
+
+# print --pid: a value every LuaJIT has, found through _G and package.loaded.
+printed=$("$ljcore" print --pid "$pid" 'package.loaded.jit.version' 2>&1) || true
+echo "$printed"
+grep -Eq '^package.loaded.jit.version = "LuaJIT 2\.' <<<"$printed" ||
+  { echo "FAIL: print --pid: no jit.version"; status=1; }
 
 snap=$(mktemp)
 trap 'kill "$pid" 2>/dev/null || true; rm -f "$snap"' EXIT
