@@ -252,6 +252,23 @@ void ElfCore::parse_note(uint32_t type, const std::byte *desc, size_t size)
 		threads_.push_back(t);
 		return;
 	}
+	case NT_PRFPREG: {
+		// The thread's NT_PRSTATUS comes right before: x86_64 has
+		// user_fpregs_struct (xmm0..15 at byte 160), aarch64
+		// user_fpsimd_state (v0..31 first), 16 bytes per register.
+		size_t first = arch_ == Arch::x86_64 ? 160 : 0;
+		size_t n = arch_ == Arch::x86_64 ? 16 : 32;
+		if (threads_.empty() || threads_.back().regs.has_fpr || size < first + 16 * n) {
+			warnings_.push_back(
+				"NT_PRFPREG note without its thread, or short: ignored");
+			return;
+		}
+		ThreadRegs &r = threads_.back().regs;
+		for (size_t i = 0; i < n; i++)
+			r.fpr[i] = load<uint64_t>(desc + first + 16 * i);
+		r.has_fpr = true;
+		return;
+	}
 	case NT_PRPSINFO:
 		if (size < prpsinfo_psargs + 80) {
 			warnings_.push_back("short NT_PRPSINFO note ignored");

@@ -142,6 +142,14 @@ Expected<void> LiveProcess::stop_threads()
 				t.regs.dwarf[size_t(x86_64_reg_to_dwarf[i])] = words[i];
 		t.regs.pc = t.regs.dwarf[16];
 		t.regs.sp = t.regs.dwarf[7];
+		// The vector registers, for values a trace keeps in them.
+		user_fpregs_struct fp;
+		iovec fp_iov{&fp, sizeof fp};
+		if (ptrace(PTRACE_GETREGSET, tid, NT_PRFPREG, &fp_iov) == 0) {
+			for (size_t i = 0; i < 16; i++)
+				memcpy(&t.regs.fpr[i], &fp.xmm_space[4 * i], 8);
+			t.regs.has_fpr = true;
+		}
 		threads_.push_back(t);
 		auto raw = std::as_bytes(std::span(&regs, 1));
 		raw_regs_.emplace_back(raw.begin(), raw.end());
