@@ -4,18 +4,18 @@
 #include <memory>
 #include <unordered_map>
 
-#include "analyzer/locate/builtin_layouts.h"
-#include "analyzer/stack/coroutines.h"
-#include "analyzer/locate/dwarf_layout.h"
 #include "analyzer/gc/gc_paths.h"
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/dwarf_layout.h"
+#include "analyzer/locate/vm_locator.h"
+#include "analyzer/locate/vm_scan.h"
+#include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/stack/lua_symbolize.h"
 #include "analyzer/traces/trace_frames.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
-#include "analyzer/locate/vm_locator.h"
-#include "analyzer/locate/vm_scan.h"
 #include "luajit/bytecode.h"
 #include "readers/elf_core.h"
 #include "readers/native_stack.h"
@@ -167,7 +167,8 @@ struct CompiledCrash {
 };
 
 std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, int32_t traceno,
-					     const std::vector<NativeStack> &stacks, Arch arch,
+					     const std::vector<NativeStack> &stacks,
+					     const std::vector<ThreadInfo> &threads, Arch arch,
 					     std::vector<std::string> &problems)
 {
 	auto what = [](uint32_t n) {
@@ -207,6 +208,12 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 							   restored.error().message);
 					return std::nullopt;
 				}
+				const ThreadRegs *vector_regs = fi == 0 && ti < threads.size()
+									? &threads[ti].regs
+									: nullptr;
+				restored->values =
+					snapshot_values(mem, t, uint32_t(snap), *jit_base,
+							stacks[ti].frames[fi], vector_regs, arch);
 				return CompiledCrash{*restored, ti, fi};
 			}
 	}
@@ -354,8 +361,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		}
 		std::optional<CompiledCrash> compiled;
 		if (v.vmstate >= 0)
-			compiled = compiled_frames(mem, c.g, v.vmstate, stacks, target.arch(),
-						   a.problems);
+			compiled = compiled_frames(mem, c.g, v.vmstate, stacks, target.threads(),
+						   target.arch(), a.problems);
 		if (compiled) {
 			start.base = compiled->frames.base;
 			start.top_pc = compiled->frames.base_pc;
@@ -417,7 +424,9 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 				read_frame_variables(mem, c.g, v.current_thread, s, *options.locals,
 						     symbolize);
 			};
-			read(v.stack);
+			read_frame_variables(mem, c.g, v.current_thread, v.stack, *options.locals,
+					     symbolize,
+					     compiled ? &compiled->frames.values : nullptr);
 			for (auto &co : v.coroutines)
 				read(co.stack);
 			for (auto &s : v.entered)

@@ -196,6 +196,8 @@ const char *type_name_of(Type t)
 		return "cdata";
 	case Type::unreadable:
 		return "unreadable";
+	case Type::lost:
+		return "lost";
 	}
 	return "?";
 }
@@ -247,6 +249,8 @@ std::string render_value(const LuaValue &v)
 		return cdata_text(v);
 	case Type::unreadable:
 		return "<unreadable " + luajit_pointer(v.address) + ">";
+	case Type::lost:
+		return "<lost: " + printable(v.why) + ">";
 	}
 	return "?";
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/lua_memory.h"
+#include "analyzer/traces/snapshot_values.h"
 #include "analyzer/traces/trace_model.h"
 #include "readers/error.h"
 
@@ -29,6 +30,9 @@ struct TraceFrames {
 	uint64_t base = 0;                 // g->jit_base: the frame the trace started in
 	uint64_t base_pc = 0;              // the pc of that frame
 	std::vector<InlinedFrame> inlined; // innermost first
+	// What the snapshot restores into the stack slots of these frames
+	// (filled by the caller, which knows the thread's registers).
+	SnapshotValues values;
 };
 
 // Rebuilds the frames of snapshot snapno of trace t, which runs on the

@@ -36,8 +36,9 @@ std::optional<uint64_t> vararg_origin(const LuaMemory &mem, uint64_t frame)
 
 class FrameReader {
 public:
-	FrameReader(const LuaMemory &mem, const ValueReader &values, const LocalsOptions &options)
-	    : mem_(mem), values_(values), options_(options)
+	FrameReader(const LuaMemory &mem, const ValueReader &values, const LocalsOptions &options,
+		    const SnapshotValues *trace_values)
+	    : mem_(mem), values_(values), options_(options), trace_values_(trace_values)
 	{
 	}
 
@@ -50,12 +51,30 @@ private:
 	void upvalues(LuaFrame &f, const Proto &pt) const;
 	Variable variable(std::string name, const char *kind, uint64_t slot) const
 	{
-		return Variable{std::move(name), kind, slot, values_.at(slot)};
+		return Variable{std::move(name), kind, slot, value_at(slot)};
+	}
+	// A stack slot's value: what the trace's snapshot restores there, if
+	// it lists the slot.
+	LuaValue value_at(uint64_t slot) const
+	{
+		if (trace_values_) {
+			auto it = trace_values_->find(slot);
+			if (it != trace_values_->end()) {
+				if (it->second.missing.empty())
+					return values_.of_raw(it->second.raw);
+				LuaValue v;
+				v.type = LuaValue::Type::lost;
+				v.why = it->second.missing;
+				return v;
+			}
+		}
+		return values_.at(slot);
 	}
 
 	const LuaMemory &mem_;
 	const ValueReader &values_;
 	const LocalsOptions &options_;
+	const SnapshotValues *trace_values_;
 };
 
 void FrameReader::read(LuaFrame &f, uint64_t top) const
@@ -64,7 +83,7 @@ void FrameReader::read(LuaFrame &f, uint64_t top) const
 	if (f.ffid != LJ_FF_LUA || f.function == 0)
 		return;
 	out.read = true;
-	if (f.trace) {
+	if (f.trace && !trace_values_) {
 		out.note = "runs in trace " + std::to_string(f.trace) +
 			   ": its stack slots may be stale, values are not read";
 		return;
@@ -77,10 +96,17 @@ void FrameReader::read(LuaFrame &f, uint64_t top) const
 	// debug_localname(): the innermost frame ends at L->top, with FR2 the
 	// slot there would be the next frame's function.
 	uint64_t nextframe = f.next_slot ? f.next_slot : top + tvalue_size * mem_.layout().fr2;
-	locals(f, *pt, nextframe);
-	if (options_.all)
+	// In a trace, L->top is stale: where the frame's temporaries end is
+	// not known, and neither is the extent of the varargs.
+	bool slots_bounded = !f.trace;
+	locals(f, *pt, slots_bounded ? nextframe : 0);
+	if (options_.all && slots_bounded)
 		varargs(f, *pt, nextframe);
 	upvalues(f, *pt);
+	if (f.trace)
+		out.note = "values as trace " + std::to_string(f.trace) +
+			   "'s snapshot restores them" +
+			   (options_.all ? "; temporaries and varargs are not listed" : "");
 }
 
 void FrameReader::locals(LuaFrame &f, const Proto &pt, uint64_t nextframe) const
@@ -152,7 +178,7 @@ void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
 		auto at = uv ? mem_.ref(*uv + ly.uv_v) : uv;
 		if (at) {
 			v.slot = *at;
-			v.value = values_.at(*at);
+			v.value = value_at(*at);
 		} else {
 			v.value.type = LuaValue::Type::unreadable;
 			v.value.address = uv ? *uv + ly.uv_v : ref_at;
@@ -164,10 +190,11 @@ void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
 } // namespace
 
 void read_frame_variables(const LuaMemory &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
-			  const LocalsOptions &options, const SymbolLookup &symbolize)
+			  const LocalsOptions &options, const SymbolLookup &symbolize,
+			  const SnapshotValues *trace_values)
 {
 	ValueReader values(mem, g, current_L, options.limits, symbolize);
-	FrameReader frames(mem, values, options);
+	FrameReader frames(mem, values, options, trace_values);
 	uint64_t top = mem.ref(stack.L + mem.layout().L_top).value_or(0);
 	for (LuaFrame &f : stack.frames)
 		frames.read(f, top);

@@ -5,8 +5,9 @@
 #include <cstdint>
 
 #include "analyzer/lua_memory.h"
-#include "analyzer/values/lua_values.h"
 #include "analyzer/model.h"
+#include "analyzer/traces/snapshot_values.h"
+#include "analyzer/values/lua_values.h"
 
 namespace ljcore {
 
@@ -16,9 +17,13 @@ struct LocalsOptions {
 };
 
 // Fills frames[].variables of every Lua frame of stack. current_L: the
-// running coroutine (threads' status). Frames that run in a compiled trace
-// get a note instead: their stack slots may be stale.
+// running coroutine (threads' status). For a stack that crashed in a
+// trace, trace_values are what its snapshot restores: the frames that run
+// in the trace take their slots from there first (a slot it does not list
+// is current on the stack). Without them, such frames get a note instead:
+// their stack slots may be stale.
 void read_frame_variables(const LuaMemory &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
-			  const LocalsOptions &options, const SymbolLookup &symbolize);
+			  const LocalsOptions &options, const SymbolLookup &symbolize,
+			  const SnapshotValues *trace_values = nullptr);
 
 } // namespace ljcore

@@ -170,11 +170,14 @@ Expected<uint64_t> root_value(const LuaMemory &mem, const VmResult &vm, const Lu
 			"frame " + std::to_string(p.frame) + " has no " +
 			(local ? "local " : "upvalue ") + what +
 			(frame->variables.note.empty() ? "" : " (" + frame->variables.note + ")"));
+	// The value as --locals read it: from the stack, or from the trace's
+	// snapshot for a frame that runs compiled.
 	out.slot = v->slot;
-	auto raw = mem.value<uint64_t>(v->slot);
-	if (!raw)
+	if (v->value.type == LuaValue::Type::lost)
+		return fail(out.root + " is lost: " + v->value.why);
+	if (v->value.type == LuaValue::Type::unreadable)
 		return fail("its slot " + hex(v->slot) + " is unreadable");
-	return *raw;
+	return v->value.raw;
 }
 
 } // namespace

@@ -56,25 +56,19 @@ LuaValue unreadable(uint64_t addr)
 
 LuaValue ValueReader::at(uint64_t addr) const
 {
-	std::vector<uint64_t> open_tables;
-	budget_ = max_values;
-	return value_at(addr, 0, open_tables);
+	auto raw = mem_.value<uint64_t>(addr);
+	if (!raw)
+		return unreadable(addr);
+	return of_raw(*raw);
 }
 
 LuaValue ValueReader::of_raw(uint64_t raw) const
 {
 	std::vector<uint64_t> open_tables;
 	budget_ = max_values;
-	return decode(raw, 0, open_tables);
-}
-
-LuaValue ValueReader::value_at(uint64_t addr, uint32_t depth,
-			       std::vector<uint64_t> &open_tables) const
-{
-	auto raw = mem_.value<uint64_t>(addr);
-	if (!raw)
-		return unreadable(addr);
-	return decode(*raw, depth, open_tables);
+	LuaValue v = decode(raw, 0, open_tables);
+	v.raw = raw;
+	return v;
 }
 
 uint64_t ValueReader::lightuserdata(uint64_t raw) const

@@ -33,7 +33,6 @@ public:
 
 private:
 	LuaValue decode(uint64_t raw, uint32_t depth, std::vector<uint64_t> &open_tables) const;
-	LuaValue value_at(uint64_t addr, uint32_t depth, std::vector<uint64_t> &open_tables) const;
 	void read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const;
 	void read_function(LuaValue &v) const;
 	void read_cdata(LuaValue &v) const;

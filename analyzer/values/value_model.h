@@ -32,6 +32,7 @@ struct LuaValue {
 		userdata,
 		cdata,
 		unreadable, // address: where the read failed
+		lost,       // a trace kept it where the core has nothing: why says where
 	};
 	Type type = Type::nil;
 	bool boolean = false;
@@ -62,6 +63,8 @@ struct LuaValue {
 	enum class Scalar : uint8_t { none, i64, u64, f64, boolean, pointer } scalar = Scalar::none;
 	uint64_t scalar_bits = 0; // i64/u64/pointer/boolean; f64 as a double's bits
 	uint16_t pointee = 0;     // pointer: the ctype id it points to
+	std::string why;          // lost: why the value is not known
+	uint64_t raw = 0;         // the TValue it was read from (top-level values)
 };
 
 struct TableEntry {

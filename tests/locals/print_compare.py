@@ -60,11 +60,20 @@ def main():
     if len(sys.argv) > 5:
         cmd += ["--sysroot", sys.argv[5]]
     cmd.append(core)
-    errors, checked = [], 0
+    # Levels compiled in a trace: a value its snapshot does not keep is
+    # printed as lost, never guessed (locals_compare.py counts them too).
+    bt = subprocess.run([ljcore, "bt", "--json"] + cmd[5:], capture_output=True, timeout=60)
+    frames = json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
+    compiled = {f["level"] for f in frames if f.get("trace")}
+    errors, checked, lost = [], 0, 0
     wanted = list(checks(parse_oracle(oracle_path))) + list(path_checks(oracle_path))
     for expr, want in wanted:
         got, why = print_value(cmd, expr)
         checked += 1
+        level = int(expr.split("frame ")[1].split()[0]) if "frame " in expr else None
+        if why and " is lost: " in why and level in compiled:
+            lost += 1
+            continue
         if why is None and got["type"] != want["type"]:
             why = "type %s, oracle %s" % (got["type"], want["type"])
         if why is None:
@@ -76,7 +85,10 @@ def main():
     if errors:
         print("FAIL:\n  " + "\n  ".join(errors))
         sys.exit(1)
-    print("ok: %d expressions match the oracle" % checked)
+    if lost == checked:
+        sys.exit("FAIL: every value is lost")
+    print("ok: %d expressions match the oracle%s"
+          % (checked - lost, ", %d lost in trace frames" % lost if lost else ""))
 
 
 if __name__ == "__main__":
