@@ -232,7 +232,8 @@ std::string render_value(const LuaValue &v)
 		return table_text(v);
 	case Type::function:
 		if (v.ffid > 1)
-			return "function: builtin#" + std::to_string(v.ffid);
+			return "function: builtin#" + std::to_string(v.ffid) +
+			       (v.where.empty() ? "" : " <" + printable(v.where) + ">");
 		if (v.where.empty())
 			return "function: " + luajit_pointer(v.address);
 		return "function: " + luajit_pointer(v.address) + " <" + v.where + ">";

@@ -5,6 +5,7 @@
 
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/values/builtin_names.h"
 #include "analyzer/values/tvalue.h"
 
 namespace ljcore {
@@ -265,8 +266,14 @@ void ValueReader::read_function(LuaValue &v) const
 			v.where = symbolize_(*cf);
 		return;
 	}
-	if (v.ffid != LJ_FF_LUA)
+	if (v.ffid != LJ_FF_LUA) {
+		if (!builtins_)
+			builtins_ = builtin_names(mem_, g_);
+		auto name = builtins_->find(v.address);
+		if (name != builtins_->end())
+			v.where = name->second;
 		return;
+	}
 	auto pt = function_proto(mem_, v.address);
 	if (!pt)
 		return;

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/lua_memory.h"
@@ -45,6 +47,9 @@ private:
 	ValueLimits limits_;
 	SymbolLookup symbolize_;
 	mutable size_t budget_ = 0; // values still to read for this one
+	// Fast functions' names (builtin_names.h), read when the first one
+	// is met.
+	mutable std::optional<std::unordered_map<uint64_t, std::string>> builtins_;
 };
 
 } // namespace ljcore

@@ -55,7 +55,8 @@ struct LuaValue {
 
 	// function: 0 Lua, 1 C, larger a builtin (fast function id).
 	uint32_t ffid = 0;
-	std::string where; // Lua: "file.lua:LINE"; C: its symbol if known
+	std::string where; // Lua: "file.lua:LINE"; C: its symbol if known;
+			   // builtin: its name in the libraries ("string.format")
 	// thread: coroutine.status()'s word.
 	std::string status;
 	// cdata: ctype id, and the value of a number-like ctype.
