@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Speed and memory of ljcore on a big core (a LuaJIT heap of ~450 MB), next
-# to gdb's plain backtrace of the same core; what `ljcore snapshot` of that
+# to gdb's plain backtrace of the same core; bt with and without --locals; what `ljcore snapshot` of that
 # core keeps; and how long `ljcore snapshot --pid` stops a live process
 # with such a heap, spinning in Lua (the VM register finds it) and blocked
 # in C (found by scanning the heap).
@@ -17,6 +17,8 @@ echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/n
 
 hyperfine --warmup 1 --runs 5 --export-json speed.json \
   "$ljcore analyze core.big" \
+  "$ljcore bt core.big" \
+  "$ljcore bt --locals core.big" \
   "$ljcore snapshot core.big -o snap.core" \
   "gdb -batch -nx -ex bt $exe core.big"
 # hyperfine's summary shows the mean; the brief asks for the median.
