@@ -121,6 +121,7 @@ static std::optional<std::string> file_build_id(int fd)
 
 const MappedFiles::OpenFile &MappedFiles::open(const std::string &core_path) const
 {
+	std::lock_guard lock(open_mutex_);
 	auto &slot = open_[core_path];
 	if (slot)
 		return *slot;
@@ -196,6 +197,7 @@ std::expected<void, ReadMiss> MappedFiles::read(uint64_t addr, std::span<std::by
 std::vector<FileStatus> MappedFiles::statuses() const
 {
 	std::vector<FileStatus> out;
+	std::lock_guard lock(open_mutex_);
 	for (auto &[path, f] : open_)
 		out.push_back(f->status);
 	return out;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,9 @@ private:
 	FileLookup lookup_;
 	std::string exe_path_;
 	CoreReader core_only_;
+	// Opened on first use, from any thread reading the core: an entry,
+	// once made, does not change.
+	mutable std::mutex open_mutex_;
 	mutable std::map<std::string, std::unique_ptr<OpenFile>> open_;
 };
 

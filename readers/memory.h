@@ -35,6 +35,10 @@ public:
 		return {};
 	}
 
+	// Whether read() and view() may run on two threads at once (the GC
+	// census walks the string table beside the object list).
+	virtual bool concurrent_reads() const { return false; }
+
 	// Fills all of out from addr on, or reports the first byte it could not.
 	virtual std::expected<void, ReadMiss> read(uint64_t addr,
 						   std::span<std::byte> out) const = 0;

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <queue>
+#include <thread>
 
-#include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/gc/gc_sizes.h"
 #include "analyzer/lj_limits.h"
+#include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/stack/lua_symbolize.h"
 
 namespace ljcore {
@@ -194,7 +197,7 @@ private:
 class Census {
 public:
 	Census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &o)
-	    : mem_(mem), ly_(mem.layout()), tl_(builtin_trace_layout(ly_)), g_(g),
+	    : mem_(mem), ly_(mem.layout()), tl_(builtin_trace_layout(ly_)), g_(g), options_(o),
 	      obj_(mem.memory()), top_(o.top), top_strings_(o.top_strings)
 	{
 	}
@@ -238,6 +241,9 @@ private:
 	template <typename Visit>
 	void walk_list(const char *name, uint64_t first, uint64_t stop, Visit visit);
 	void walk_strings();
+	// The string table on a second thread, while this one walks the lists.
+	std::jthread start_strings(std::unique_ptr<Census> &strings, std::exception_ptr &error);
+	void add_strings(Census &strings);
 	void add_overheads();
 	std::string describe(const Ranked &r);
 
@@ -245,6 +251,7 @@ private:
 	const lj_layout &ly_;
 	const lj_trace_layout *tl_; // nullptr: a build without the JIT
 	uint64_t g_;
+	GcCensusOptions options_;
 	ObjBytes obj_;
 	TopN top_;
 	TopN top_strings_;
@@ -658,6 +665,44 @@ std::string Census::describe(const Ranked &r)
 	}
 }
 
+// Strings hang off the string table's chains only, never off the object
+// list (lj_str.c), so the two walks share nothing but the memory they read.
+// Where that memory can be read from two threads, the string table is
+// walked beside the lists: both wait on memory, on two CPUs.
+std::jthread Census::start_strings(std::unique_ptr<Census> &strings, std::exception_ptr &error)
+{
+	if (!mem_.memory().concurrent_reads() || std::thread::hardware_concurrency() < 2)
+		return {};
+	strings = std::make_unique<Census>(mem_, g_, options_);
+	return std::jthread([&strings, &error] {
+		try {
+			strings->walk_strings();
+		} catch (...) {
+			error = std::current_exception();
+		}
+	});
+}
+
+// What the string walk found, as if this census had walked it.
+void Census::add_strings(Census &strings)
+{
+	GcTypeStats &mine = out_.types[size_t(GcType::string)];
+	const GcTypeStats &theirs = strings.out_.types[size_t(GcType::string)];
+	mine.count += theirs.count;
+	mine.bytes += theirs.bytes;
+	mine.part1 += theirs.part1;
+	mine.part2 += theirs.part2;
+	out_.strings = std::move(strings.out_.strings);
+	for (auto &o : strings.out_.overheads)
+		out_.overheads.push_back(std::move(o));
+	for (auto &p : strings.out_.problems)
+		problem(std::move(p));
+	implausible_ += strings.implausible_;
+	for (const Ranked &r : strings.top_.largest_first())
+		top_.offer(r.bytes, r.addr, r.type);
+	top_strings_ = std::move(strings.top_strings_);
+}
+
 GcCensus Census::run()
 {
 	const lj_layout &ly = ly_;
@@ -669,6 +714,10 @@ GcCensus Census::run()
 	out_.gc_total = *total;
 	main_thread_ = mem_.ref(g_ + ly.g_mainthref).value_or(0);
 	add_overheads();
+	std::unique_ptr<Census> strings;
+	std::exception_ptr strings_error;
+	// Joined on every way out of here, an exception included.
+	std::jthread strings_thread = start_strings(strings, strings_error);
 
 	auto sized = [&](uint64_t o) {
 		return size_object(o, obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly)));
@@ -696,7 +745,14 @@ GcCensus Census::run()
 				count(GcType::upvalue, o, ly.uv_size);
 				return true;
 			});
-	walk_strings();
+	if (strings_thread.joinable()) {
+		strings_thread.join();
+		if (strings_error)
+			std::rethrow_exception(strings_error);
+		add_strings(*strings);
+	} else {
+		walk_strings();
+	}
 	if (implausible_ > max_listed_implausible)
 		problem(std::to_string(implausible_ - max_listed_implausible) +
 			" more objects of sizes LuaJIT could not have made");
