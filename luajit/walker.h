@@ -339,9 +339,18 @@ LJ_INLINE int lj_walk_next(void *ctx, const struct lj_layout *ly, struct lj_walk
 	 * two real ones, and each step goes strictly down. */
 	for (i = 0; i < 4; i++) {
 		frame = w->frame;
-		if (frame <= w->bot) {
+		/* The chain ends exactly at the bottom slot, which holds the
+		 * dummy frame of the stack's first call (lj_state.c); going
+		 * below it means a link (or a saved pc's call operand) was
+		 * garbage, and the frames below are not reachable. */
+		if (frame == w->bot) {
 			w->status = LJ_WALK_END;
 			return LJ_WALK_END;
+		}
+		if (frame < w->bot) {
+			w->bad_addr = frame;
+			w->status = LJ_WALK_ECHAIN;
+			return w->status;
 		}
 		if (lj_frame_gc(ctx, ly, w, frame, &gc) != 0 ||
 		    lj_frame_ftsz(ctx, ly, w, frame, &ftsz) != 0 ||

@@ -46,6 +46,10 @@ std::string walk_problem(const lj_walk &w, const WalkContext &ctx)
 	case LJ_WALK_EREAD:
 		return "cannot read " + at + " (" + ctx.last_miss + ")";
 	case LJ_WALK_ECHAIN:
+		if (w.bad_addr < w.bot)
+			return "the frame chain runs below the stack's bottom, to " + at +
+			       ": a frame link or the call instruction before a saved pc is "
+			       "garbage";
 		return "frame link at " + at + " does not lead down the stack";
 	case LJ_WALK_EFUNC:
 		return "frame slot at " + at + " holds no function";

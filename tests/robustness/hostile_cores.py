@@ -242,6 +242,23 @@ def frame_pc_far(core, vm):
     return {}
 
 
+def call_operand_garbage(core, vm):
+    """The call instruction before a saved pc of the running stack says its
+    frame sits 255 slots further down (its A operand), below the stack's
+    bottom: the walk must say so, not end there as if it were the bottom."""
+    ly = vm.ly
+    for f in vm.frames:
+        # A frame called from Lua (link type FRAME_LUA, 0) holds in its link
+        # the pc to return to in its caller, right after the caller's CALL.
+        if f.get("frame_type") != 0:
+            continue
+        link = int(f["slot"], 16)
+        pc = core.read(link, "Q") if ly["gc64"] else core.read(link + 4, "I")
+        core.write(pc - 4 + 1, "B", 0xFF)
+        return {"bt": r"below the stack's bottom", "analyze": r"below the stack's bottom"}
+    return None
+
+
 def varinfo_unterminated(core, vm):
     """The variable names of the running function run on with no end."""
     varinfos = [vm.ref(pt + vm.ly["pt_varinfo"]) for pt in vm.lua_protos()]
@@ -377,7 +394,7 @@ def segments_huge(core, vm):
 
 
 CASES = [gc_list_cycle, string_4gb, string_chain_cycle, stack_2p40, table_huge, proto_huge,
-         frame_pc_far, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge,
+         frame_pc_far, call_operand_garbage, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge,
          trace_at_caps, deep_path, many_threads, note_huge, note_desc_huge, segments_huge]
 
 
