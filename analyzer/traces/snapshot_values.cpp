@@ -15,8 +15,7 @@ namespace ljcore {
 namespace {
 
 // IRType (lj_ir.h): the GC types share their numbers with LJ_T*.
-constexpr uint8_t irt_nil = 0, irt_true = 2, irt_lightud = 3, irt_num = 14, irt_i8 = 15,
-		  irt_int = 19;
+constexpr uint8_t irt_true = 2, irt_lightud = 3, irt_num = 14, irt_i8 = 15, irt_int = 19;
 
 // RegSP (lj_target.h): a register in the low byte (RID_NONE set: none,
 // RID_SUNK: an allocation sunk into the snapshot), a spill slot above.
