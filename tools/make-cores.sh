@@ -43,10 +43,16 @@ case $core_pattern in
 esac
 have_gdb=1; command -v gdb >/dev/null || have_gdb=0
 
-# fresh OUT... : every OUT exists and is newer than the script and luajit.
+# Modules the scenarios require (testdata/lib/*.lua), copied next to each.
+libs=("$root"/testdata/lib/*.lua)
+
+# fresh OUT... : every OUT exists and is newer than the script, the modules and luajit.
 fresh() {
-  local f
-  for f; do [[ -s $f && $f -nt $script && $f -nt $exe ]] || return 1; done
+  local f l
+  for f; do
+    [[ -s $f && $f -nt $script && $f -nt $exe ]] || return 1
+    for l in "${libs[@]}"; do [[ $f -nt $l ]] || return 1; done
+  done
 }
 
 # Checks the run's exit status: scenarios must die by a signal (128+N), else they are broken.
@@ -125,6 +131,8 @@ make_one() {
   mkdir -p "$dir" && cd "$dir"
   # Copy only when changed, so the cache (mtime of outputs vs script) stays meaningful.
   cmp -s "$script" "$name.lua" || cp "$script" "$name.lua"
+  local lib
+  for lib in "${libs[@]}"; do cmp -s "$lib" "${lib##*/}" || cp "$lib" .; done
   ln -sfn "$exe" exe
   if ((${#runner[@]})); then echo /usr/aarch64-linux-gnu >sysroot; else rm -f sysroot; fi
   # traces/ scripts need jit.dump (jit/*.lua of a source build) and a JIT.

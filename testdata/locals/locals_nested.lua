@@ -5,18 +5,9 @@ local ffi = require("ffi")
 jit.off()  -- stay in the interpreter
 ffi.cdef("void abort(void);")
 
--- The oracle: per level below dump's caller, numbered as in the core (where ffi.C.abort's
--- frame is level 0), what debug.getlocal and debug.getupvalue see. Scalars and 64-bit
--- integer cdata as tostring prints them, strings as hex bytes, other values by type only.
-local function show(v)
-  local t = type(v)
-  if t == "string" then
-    return t .. " " .. (v:gsub(".", function(c) return string.format("%02x", c:byte()) end))
-  end
-  if t == "nil" or t == "boolean" or t == "number" then return t .. " " .. tostring(v) end
-  if ffi.istype("int64_t", v) or ffi.istype("uint64_t", v) then return t .. " " .. tostring(v) end
-  return t
-end
+-- The oracle: testdata/lib/locals_oracle.lua, numbered as in the core (where
+-- ffi.C.abort's frame is level 0).
+local oracle = require("locals_oracle")
 -- Values `ljcore print` finds by path: globals, nested tables, keys that are not names,
 -- the registry. Oracle lines "path<TAB>EXPR<TAB>TYPE VALUE", after the levels.
 app = {cache = {hits = 42, ratio = 0.25, name = "lru\0\255"}, [7] = true, ["a key"] = "spaced"}
@@ -29,35 +20,9 @@ local paths = {
   {"app.cache", app.cache}, {'package.loaded["string"].rep', string.rep},
   {"registry._LOADED.ffi", debug.getregistry()._LOADED.ffi},
 }
-local function dump()
-  local out = {}
-  local level = 2
-  while debug.getinfo(level, "f") do
-    local info = debug.getinfo(level, "fS")
-    out[#out + 1] = "level " .. (level - 1) .. " " .. info.what
-    if info.what ~= "C" then
-      for n = 1, 1000 do
-        local name, v = debug.getlocal(level, n)
-        if not name then break end
-        if name ~= "(*temporary)" then out[#out + 1] = "local " .. name .. " " .. show(v) end
-      end
-      for n = 1, 1000 do
-        local name, v = debug.getlocal(level, -n)
-        if not name then break end
-        out[#out + 1] = "vararg " .. name .. " " .. show(v)
-      end
-      for n = 1, 1000 do
-        local name, v = debug.getupvalue(info.func, n)
-        if not name then break end
-        out[#out + 1] = "upvalue " .. name .. " " .. show(v)
-      end
-    end
-    level = level + 1
-  end
-  for _, p in ipairs(paths) do out[#out + 1] = "path\t" .. p[1] .. "\t" .. show(p[2]) end
-  local o = assert(io.open(os.getenv("ORACLE") or "/dev/stderr", "w"))
-  o:write(table.concat(out, "\n"), "\n")
-  o:close()
+local path_lines = {}
+for _, p in ipairs(paths) do
+  path_lines[#path_lines + 1] = "path\t" .. p[1] .. "\t" .. oracle.show(p[2])
 end
 
 local binary = "a\0b\1\2\"\\\n\r\t\255\127z" .. string.rep("x", 300)
@@ -74,7 +39,7 @@ local function innermost(tag, ...)
   local inf, ninf, nan, negzero, huge = 1 / 0, -1 / 0, 0 / 0, -0.0, 2 ^ 53
   local i64, u64, box = -123LL, 18446744073709551615ULL, ffi.new("int32_t[1]")
   counter = counter + n
-  dump(); ffi.C.abort()
+  oracle.write(1, 1, nil, path_lines); ffi.C.abort()
   return big, cyclic, specials, inf, ninf, nan, negzero, huge, i64, u64, box
 end
 

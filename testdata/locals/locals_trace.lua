@@ -2,43 +2,16 @@
 -- with two functions inlined, stores through a NULL pointer. Its frames and their values
 -- exist only in the trace's snapshot, registers and spill slots. Pass 1 runs the same loop
 -- interpreted and, at the store of the crashing iteration, writes what debug.getlocal and
--- debug.getupvalue see in the three frames (the oracle, as in locals_nested.lua, levels
--- numbered as in the core); pass 2 makes the loop hot; pass 3 crashes in the trace. Without
+-- debug.getupvalue see in the three frames (the oracle); pass 2 makes the loop hot; pass 3
+-- crashes in the trace. Without
 -- a JIT, pass 3 crashes interpreted, in the same frames with the same values.
 local ffi = require("ffi")
 
-local function show(v)
-  local t = type(v)
-  if t == "string" then
-    return t .. " " .. (v:gsub(".", function(c) return string.format("%02x", c:byte()) end))
-  end
-  if t == "nil" or t == "boolean" or t == "number" then return t .. " " .. tostring(v) end
-  if ffi.istype("int64_t", v) or ffi.istype("uint64_t", v) then return t .. " " .. tostring(v) end
-  return t
-end
--- Levels 3..5 (above dump and the hook) are poke, step and run: levels 0..2 of a crash in
--- the trace, 1..3 of one interpreted, below the FFI's __newindex.
+-- The oracle: testdata/lib/locals_oracle.lua. Levels 2..4 of the hook are poke, step and
+-- run: levels 0..2 of a crash in the trace, 1..3 of one interpreted, below the FFI's
+-- __newindex.
+local oracle = require("locals_oracle")
 local compiled = pcall(jit.on)
-local function dump()
-  local out = {}
-  for level = 3, 5 do
-    local info = debug.getinfo(level, "fS")
-    out[#out + 1] = "level " .. (level - (compiled and 3 or 2)) .. " " .. info.what
-    for n = 1, 1000 do
-      local name, v = debug.getlocal(level, n)
-      if not name then break end
-      if name ~= "(*temporary)" then out[#out + 1] = "local " .. name .. " " .. show(v) end
-    end
-    for n = 1, 1000 do
-      local name, v = debug.getupvalue(info.func, n)
-      if not name then break end
-      out[#out + 1] = "upvalue " .. name .. " " .. show(v)
-    end
-  end
-  local o = assert(io.open(os.getenv("ORACLE") or "/dev/stderr", "w"))
-  o:write(table.concat(out, "\n"), "\n")
-  o:close()
-end
 
 local scale = 3
 
@@ -76,7 +49,7 @@ for pass = 1, 3 do
       if line == store_line and debug.getinfo(2, "f").func == poke
           and select(2, debug.getlocal(2, 2)) == 200 then
         debug.sethook()
-        dump()
+        oracle.write(2, compiled and 0 or 1, 4)
         error("oracle written")
       end
     end, "l")
