@@ -341,6 +341,10 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		v.found_by = c.found_by;
 		v.checks = c.checks;
 		v.layout = ly.name;
+		v.layout_offsets = ly;
+		v.layout_offsets.name = nullptr;
+		if (c.thread)
+			v.tid = target.threads()[*c.thread].tid;
 		v.layout_source =
 			c.layout == layout_set.dwarf ? layout_set.dwarf_source : "built-in table";
 		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);

@@ -10,6 +10,7 @@
 #include "analyzer/gc/gc_model.h"
 #include "analyzer/traces/trace_model.h"
 #include "analyzer/values/value_model.h"
+#include "luajit/layout.h"
 
 namespace ljcore {
 
@@ -113,6 +114,11 @@ struct VmResult {
 	std::optional<TraceSet> traces;
 	// The value of ljcore print's expression in this VM.
 	std::optional<PrintedValue> printed;
+	// The offsets of that layout (its name pointer cleared), for the
+	// profiler's BPF walker; and the thread found running the VM, 0 if
+	// none was (found by symbol or scan).
+	lj_layout layout_offsets{};
+	int32_t tid = 0;
 };
 
 struct Analysis {

@@ -12,6 +12,7 @@
 #include "cli/fixture.h"
 #include "cli/gc_diff.h"
 #include "cli/locals_options.h"
+#include "cli/profile_command.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 #include "cli/render_print.h"
@@ -182,6 +183,21 @@ int run(int argc, char **argv)
 	print->add_option("--max-items", print_limits.max_items,
 			  "entries shown per table (default 10)");
 
+	auto *profile = app.add_subcommand(
+		"profile", "sample a running process's Lua stacks: folded stacks for flame graphs");
+	ProfileCommand prof;
+	profile->add_option("--pid", prof.options.pid, "the process to profile")
+		->required()
+		->check(CLI::PositiveNumber);
+	profile->add_option("--rate", prof.options.rate_hz, "samples per second per CPU (99)")
+		->check(CLI::Range(1, 10000));
+	profile->add_option("--duration", prof.options.duration_s,
+			    "seconds to sample (10); Ctrl-C ends it early")
+		->check(CLI::PositiveNumber);
+	profile->add_option("-o,--output", prof.output, "write the profile here, not to stdout");
+	profile->add_option("--format", prof.format, "folded (flamegraph.pl, inferno)")
+		->check(CLI::IsMember({"folded"}));
+
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
 	add_common(snapshot, common);
@@ -223,6 +239,8 @@ int run(int argc, char **argv)
 		return code == 0 ? exit_ok : exit_usage;
 	}
 
+	if (profile->parsed())
+		return profile_command(prof);
 	if (fixture->parsed()) {
 		unsetenv("DEBUGINFOD_URLS");
 		if (fixture_new_cmd->parsed())

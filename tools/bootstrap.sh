@@ -8,7 +8,7 @@ packages=(
   libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
   nlohmann-json3-dev doctest-dev libcli11-dev
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
-  clang libbpf-dev                          # walker compiled for BPF, loaded in a test
+  clang libbpf-dev bpftool                  # the profiler's BPF program (walker.h) and its skeleton
   clang-16 libclang-rt-16-dev               # libFuzzer harnesses (tools/fuzz.sh)
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots
   dpkg-dev                                  # apt-get source (LuaJIT test builds)

@@ -59,7 +59,7 @@ std::string walk_problem(const lj_walk &w, const WalkContext &ctx)
 }
 
 // What lua_getinfo("Sl") says of a frame's own function.
-void describe_function(const LuaMemory &mem, const lj_frame &raw, LuaFrame &f,
+void describe_function(const LuaMemory &mem, const WalkedFrame &raw, LuaFrame &f,
 		       const CodeSymbolizer &symbolize)
 {
 	const lj_layout &ly = mem.layout();
@@ -114,7 +114,7 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 	WalkContext ctx{&mem.memory(), {}};
 	const lj_layout *ly = &mem.layout();
 	lj_walk w{};
-	std::vector<lj_frame> raw;
+	std::vector<WalkedFrame> raw;
 	if (lj_walk_init(&ctx, ly, &w, start.L, start.base, start.top_pc) != 0) {
 		stack.complete = false;
 		stack.stop_reason = "cannot start at lua_State " + luajit_pointer(start.L) + ": " +
@@ -131,7 +131,7 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 			stack.stop_reason = walk_problem(w, ctx);
 			break;
 		}
-		raw.push_back(fr);
+		raw.push_back({fr.slot, fr.nextslot, fr.prevslot, fr.func, fr.pc, fr.type, fr.level});
 	}
 	if (raw.size() == max_lua_frames) {
 		stack.complete = false;
@@ -140,7 +140,7 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 	size_t ncompiled = 0;
 	if (start.compiled) {
 		ncompiled = start.compiled->inlined.size();
-		raw.insert(raw.begin(), ncompiled, lj_frame{});
+		raw.insert(raw.begin(), ncompiled, WalkedFrame{});
 		for (size_t i = 0; i < ncompiled; i++) {
 			const InlinedFrame &in = start.compiled->inlined[i];
 			raw[i].slot = in.slot;
@@ -156,6 +156,14 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		}
 	}
 
+	name_frames(mem, raw, start.compiled, ncompiled, symbolize, stack);
+	return stack;
+}
+
+void name_frames(const LuaMemory &mem, const std::vector<WalkedFrame> &raw,
+		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
+		 LuaStack &stack)
+{
 	for (size_t i = 0; i < raw.size(); i++) {
 		LuaFrame f;
 		f.level = raw[i].level;
@@ -165,8 +173,8 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		f.pc = raw[i].pc;
 		f.frame_type = raw[i].type;
 		// The frame at jit_base runs in the trace, as do those it inlined.
-		if (start.compiled && i <= ncompiled) {
-			f.trace = start.compiled->trace;
+		if (compiled && i <= ncompiled) {
+			f.trace = compiled->trace;
 			f.inlined = i < ncompiled;
 		}
 		describe_function(mem, raw[i], f, symbolize);
@@ -190,7 +198,6 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 		}
 		stack.frames.push_back(std::move(f));
 	}
-	return stack;
 }
 
 } // namespace ljcore

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "analyzer/lua_memory.h"
 #include "analyzer/model.h"
@@ -26,5 +27,25 @@ using CodeSymbolizer = std::function<std::string(uint64_t)>;
 
 LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 			const CodeSymbolizer &symbolize);
+
+// One frame as the walker (luajit/walker.h, struct lj_frame) visits it.
+struct WalkedFrame {
+	uint64_t slot = 0;
+	uint64_t nextslot = 0;
+	uint64_t prevslot = 0;
+	uint64_t func = 0;
+	uint64_t pc = 0;
+	uint32_t type = 0;
+	uint32_t level = 0;
+};
+
+// Appends to stack.frames the frames a walk gave (innermost first), named
+// as lua_getinfo("Snl") names them: a frame's name comes from the call
+// instruction of the frame right below, when it links there. The first
+// ncompiled + 1 run in compiled's trace (none without it). For walks made
+// elsewhere, as the profiler's in BPF.
+void name_frames(const LuaMemory &mem, const std::vector<WalkedFrame> &raw,
+		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
+		 LuaStack &stack);
 
 } // namespace ljcore

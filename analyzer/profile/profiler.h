@@ -1,0 +1,32 @@
+// ljcore profile: samples a live process's Lua stacks at a rate for a
+// while, names them, and counts every sample by what it found.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "analyzer/profile/profile_model.h"
+#include "readers/error.h"
+
+namespace ljcore {
+
+struct ProfileOptions {
+	int32_t pid = 0;
+	uint32_t rate_hz = 99;
+	double duration_s = 10;
+	// Polled a few times a second: true ends the profile early (Ctrl-C).
+	std::function<bool()> stop;
+	// Called a few times a second with the samples so far.
+	std::function<void(const Profile &)> progress;
+};
+
+// Why a profile could not be taken, for the exit status.
+enum class ProfileFailure { unreadable, no_vm, no_sampler };
+struct ProfileError {
+	ProfileFailure kind;
+	std::string message;
+};
+
+std::expected<Profile, ProfileError> profile_process(const ProfileOptions &options);
+
+} // namespace ljcore

@@ -1,0 +1,52 @@
+/*
+ * What the profiler's BPF program (profile.bpf.c) and its userspace reader
+ * (analyzer/profile/bpf_sampler.cpp) exchange: the VM to walk per process,
+ * and one record per sample. Plain C, no libc, for both compilers.
+ */
+#ifndef LJCORE_LUAJIT_BPF_PROFILE_SAMPLE_H
+#define LJCORE_LUAJIT_BPF_PROFILE_SAMPLE_H
+
+#include "../layout.h"
+
+/* Lua frames walked per sample; a deeper stack is marked truncated. */
+#define LJ_PROFILE_MAX_FRAMES 512
+
+/* One per profiled process, keyed by its tgid. */
+struct lj_profile_vm {
+	struct lj_layout layout; /* its name pointer is not used */
+	u64 g;                   /* global_State * */
+	u32 tid;                 /* the thread that runs the VM, 0: any */
+	u32 pad;
+};
+
+/* struct lj_frame less what naming does not need. */
+struct lj_profile_frame {
+	u64 func;     /* GCfunc * */
+	u64 pc;       /* bytecode pc, 0 if unknown */
+	u64 slot;     /* the frame's link slot */
+	u64 prevslot; /* the frame it links to: its caller's, when named by it */
+};
+
+enum lj_profile_source {
+	LJ_PROFILE_NO_VM = 0,      /* no VM configured for the process */
+	LJ_PROFILE_OTHER_THREAD,   /* a thread of the process that does not run the VM */
+	LJ_PROFILE_WALKED,         /* frames walked, see status */
+	LJ_PROFILE_NO_STATE,       /* g->cur_L or g->vmstate unreadable */
+};
+
+struct lj_profile_sample {
+	u32 pid;
+	u32 tid;
+	u32 source;   /* enum lj_profile_source */
+	s32 status;   /* enum lj_walk_status of the walk: LJ_WALK_END when whole */
+	s32 vmstate;  /* g->vmstate */
+	u32 nframes;
+	u32 truncated; /* deeper than LJ_PROFILE_MAX_FRAMES */
+	u32 regs_used; /* base and pc came from the interpreter's registers */
+	u64 ip;        /* the user pc at the sample */
+	u64 L;         /* the coroutine walked */
+	u64 bad_addr;  /* where a failed walk could not read */
+	struct lj_profile_frame frames[LJ_PROFILE_MAX_FRAMES];
+};
+
+#endif
