@@ -343,6 +343,11 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		v.layout = ly.name;
 		v.layout_offsets = ly;
 		v.layout_offsets.name = nullptr;
+		v.layout_offsets.jit = nullptr;
+		if (ly.jit) {
+			v.trace_layout_offsets = *ly.jit;
+			v.trace_layout_offsets->name = nullptr;
+		}
 		if (c.thread)
 			v.tid = target.threads()[*c.thread].tid;
 		v.layout_source =

@@ -117,7 +117,8 @@ struct VmResult {
 	// The offsets of that layout (its name pointer cleared), for the
 	// profiler's BPF walker; and the thread found running the VM, 0 if
 	// none was (found by symbol or scan).
-	lj_layout layout_offsets{};
+	lj_layout layout_offsets{};                          // jit: null
+	std::optional<lj_trace_layout> trace_layout_offsets; // name: null
 	int32_t tid = 0;
 };
 

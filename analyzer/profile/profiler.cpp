@@ -2,12 +2,19 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analyzer/analyze.h"
+#include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/profile/bpf_sampler.h"
 #include "analyzer/stack/lua_stack.h"
+#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/traces/trace_frames.h"
+#include "analyzer/traces/trace_mcode.h"
+#include "analyzer/traces/traces.h"
+#include "luajit/frame.h"
 
 namespace ljcore {
 
@@ -61,14 +68,31 @@ ProfileFrame profile_frame(const LuaFrame &f)
 	return p;
 }
 
+struct FunctionIdentity {
+	uint64_t func = 0, proto = 0, header = 0, shape = 0;
+	friend auto operator<=>(const FunctionIdentity &, const FunctionIdentity &) = default;
+};
+
+struct FrameKey {
+	FunctionIdentity function;
+	uint64_t pc = 0;
+	FunctionIdentity caller; // when the caller names it
+	uint64_t caller_pc = 0;
+	friend auto operator<=>(const FrameKey &, const FrameKey &) = default;
+};
+
+// Named frames remembered; the cache starts over past this many.
+constexpr size_t max_cached_names = 1 << 16;
+
 class Collector {
 public:
-	Collector(const LuaMemory &mem, unsigned vmstates, CodeSymbolizer symbolize)
-	    : mem_(mem), vmstates_(vmstates), symbolize_(std::move(symbolize))
+	Collector(const LuaMemory &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize)
+	    : mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize))
 	{
 	}
 
 	void add(const lj_profile_sample &s);
+	void late() { count("failed: not named before the profile's end", true); }
 	Profile &profile() { return profile_; }
 	void finish();
 
@@ -80,13 +104,114 @@ private:
 		profile_.samples++;
 	}
 
+	// The frames a sample at ip in a trace runs, as the crash path
+	// rebuilds them: the snapshot covering ip gives the frames the trace
+	// inlined and the pc of the frame it started in.
+	std::optional<TraceFrames> trace_frames(uint64_t ip);
+	FunctionIdentity identity(uint64_t func);
+	// Appends the frames of a walk, named, root first.
+	void name(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
+
 	const LuaMemory &mem_;
+	uint64_t g_;
 	unsigned vmstates_;
+	// The traces, read again when a sample's pc is in none of them (the
+	// JIT compiled more, or flushed and renumbered).
+	TraceSet traces_;
+	std::map<FrameKey, ProfileFrame> names_;
 	CodeSymbolizer symbolize_;
 	Profile profile_;
 	std::map<std::string, std::pair<uint64_t, bool>> outcomes_;
 	std::map<std::vector<ProfileFrame>, uint64_t> stacks_;
 };
+
+// What names a function's frames: its prototype's address, chunk name,
+// first line and size (or a C function's address). Read once per sample
+// for each function on it: a prototype freed and its memory reused for
+// another changes it, so the cache never names a frame from a dead one.
+FunctionIdentity Collector::identity(uint64_t func)
+{
+	const lj_layout &ly = mem_.layout();
+	FunctionIdentity id{func, 0, 0, 0};
+	auto ffid = mem_.value<uint8_t>(func + ly.fn_ffid);
+	if (!ffid)
+		return id;
+	if (*ffid != LJ_FF_LUA) {
+		id.proto = mem_.value<uint64_t>(func + ly.fn_f).value_or(0);
+		id.header = *ffid;
+		return id;
+	}
+	auto pt = function_proto(mem_, func);
+	if (!pt)
+		return id;
+	id.proto = pt->addr;
+	id.header = pt->chunkname;
+	id.shape = uint64_t(uint32_t(pt->firstline)) << 32 | pt->sizebc;
+	return id;
+}
+
+void Collector::name(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out)
+{
+	std::unordered_map<uint64_t, FunctionIdentity> ids;
+	auto id_of = [&](uint64_t func) {
+		auto [it, added] = ids.try_emplace(func);
+		if (added)
+			it->second = identity(func);
+		return it->second;
+	};
+	if (names_.size() > max_cached_names)
+		names_.clear();
+	std::vector<ProfileFrame> named(raw.size());
+	for (size_t i = 0; i < raw.size(); i++) {
+		// A frame is named by its caller's call instruction when it
+		// links to the frame right below (name_frames()).
+		bool linked = i + 1 < raw.size() && raw[i + 1].slot == raw[i].prevslot &&
+			      raw[i + 1].pc != 0;
+		FrameKey key{id_of(raw[i].func), raw[i].pc,
+			     linked ? id_of(raw[i + 1].func) : FunctionIdentity{},
+			     linked ? raw[i + 1].pc : 0};
+		auto [it, added] = names_.try_emplace(key);
+		if (added) {
+			std::vector<WalkedFrame> pair{raw[i]};
+			if (linked)
+				pair.push_back(raw[i + 1]);
+			LuaStack one;
+			name_frames(mem_, pair, nullptr, 0, symbolize_, one);
+			it->second = profile_frame(one.frames.front());
+		}
+		named[i] = it->second;
+	}
+	out.insert(out.end(), named.rbegin(), named.rend());
+}
+
+std::optional<TraceFrames> Collector::trace_frames(uint64_t ip)
+{
+	const lj_trace_layout *tl = builtin_trace_layout(mem_.layout());
+	if (!tl || ip == 0)
+		return std::nullopt;
+	// g->vmstate names the trace entered; a side trace it jumped to
+	// runs under the same number. The pc says whose code it is.
+	auto holder = [&]() -> const Trace * {
+		for (const Trace &t : traces_.traces)
+			if (t.problem.empty() && ip - t.mcode < t.szmcode)
+				return &t;
+		return nullptr;
+	};
+	const Trace *t = holder();
+	if (!t) {
+		traces_ = read_traces(mem_, *tl, g_, false, 0);
+		traces_.mcode_unit = mcode_unit(Arch::x86_64);
+		t = holder();
+		if (!t)
+			return std::nullopt;
+	}
+	int32_t snap = snapshot_at(traces_, *t, ip - t->mcode);
+	auto base = mem_.ref(g_ + mem_.layout().g_jit_base);
+	if (snap < 0 || !base)
+		return std::nullopt;
+	auto frames = restore_trace_frames(mem_, *t, uint32_t(snap), *base);
+	return frames ? std::optional(std::move(*frames)) : std::nullopt;
+}
 
 void Collector::add(const lj_profile_sample &s)
 {
@@ -110,17 +235,40 @@ void Collector::add(const lj_profile_sample &s)
 		raw.push_back(
 			{f.slot, i ? s.frames[i - 1].slot : 0, f.prevslot, f.func, f.pc, 0, i});
 	}
-	LuaStack stack;
-	name_frames(mem_, raw, nullptr, 0, symbolize_, stack);
+	// In compiled code the walk started at g->jit_base, the frame the
+	// trace started in; the snapshot adds what the trace inlined above it.
+	// A leaf helper the trace called (lj_vm_modi, lj_vm_floor...) has
+	// the return address into the trace on top of its stack.
+	std::optional<TraceFrames> compiled;
+	if (s.vmstate > 0 && !raw.empty()) {
+		compiled = trace_frames(s.ip);
+		if (!compiled)
+			compiled = trace_frames(s.ret);
+	}
+	size_t ninlined = compiled ? compiled->inlined.size() : 0;
+	if (compiled) {
+		raw[0].pc = compiled->base_pc;
+		std::vector<WalkedFrame> inlined;
+		for (size_t i = 0; i < ninlined; i++) {
+			const InlinedFrame &in = compiled->inlined[i];
+			uint64_t prev =
+				i + 1 < ninlined ? compiled->inlined[i + 1].slot : raw[0].slot;
+			inlined.push_back({in.slot, 0, prev, in.function, in.pc, LJ_FRAME_LUA, 0});
+		}
+		raw.insert(raw.begin(), inlined.begin(), inlined.end());
+		for (size_t i = 0; i < raw.size(); i++)
+			raw[i].level = uint32_t(i);
+	}
 	std::vector<ProfileFrame> frames;
 	if (s.truncated)
 		frames.push_back({ProfileFrameKind::truncated, "", "", -1, -1, 0});
-	for (auto f = stack.frames.rbegin(); f != stack.frames.rend(); ++f)
-		frames.push_back(profile_frame(*f));
+	name(raw, frames);
 	std::string what = activity(state);
 	if (what == "GC" || what == "JIT compiler")
 		frames.push_back({ProfileFrameKind::state, what, "", -1, -1, 0});
-	else if (what == "compiled trace")
+	else if (what == "compiled trace" && !compiled)
+		// No snapshot covers the pc (an exit stub, a trace being
+		// replaced): the frames below are right, the innermost unknown.
 		frames.push_back({ProfileFrameKind::trace, "", "", -1, -1,
 				  s.vmstate > 0 ? uint32_t(s.vmstate) : 0});
 	stacks_[std::move(frames)]++;
@@ -163,7 +311,15 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	if (auto r = (*sampler)->add(o.pid, config); !r)
 		return std::unexpected(ProfileError{ProfileFailure::no_sampler, r.error().message});
 
-	LuaMemory mem(*live->process, vm.layout_offsets);
+	// The layout, with its trace layout, as copies that live as long as
+	// the profile (the analysis's own may have come from DWARF it freed).
+	lj_layout layout = vm.layout_offsets;
+	lj_trace_layout trace_layout{};
+	if (vm.trace_layout_offsets) {
+		trace_layout = *vm.trace_layout_offsets;
+		layout.jit = &trace_layout;
+	}
+	LuaMemory mem(*live->process, layout);
 	std::unordered_map<uint64_t, std::string> symbols;
 	CodeSymbolizer symbolize = [&](uint64_t addr) {
 		auto [at, added] = symbols.try_emplace(addr);
@@ -173,10 +329,17 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		}
 		return at->second;
 	};
-	Collector collect(mem, vm.layout_offsets.vmstates, symbolize);
-	BpfSampler::Handler handler = [&](const lj_profile_sample &s) { collect.add(s); };
+	Collector collect(mem, vm.global_state, vm.layout_offsets.vmstates, symbolize);
 	auto start = Clock::now();
 	auto deadline = start + std::chrono::duration<double>(o.duration_s);
+	// The ring buffer hands over what it holds in one call: a sampler that
+	// outruns naming must not keep the profile going past its end.
+	BpfSampler::Handler handler = [&](const lj_profile_sample &s) {
+		if (Clock::now() > deadline + std::chrono::seconds(1))
+			collect.late();
+		else
+			collect.add(s);
+	};
 	while (Clock::now() < deadline && !(o.stop && o.stop())) {
 		if (auto r = (*sampler)->poll(100, handler); !r)
 			return std::unexpected(

@@ -113,6 +113,7 @@ int sample_lua(struct bpf_perf_event_data *ctx)
 	out->pid = pid;
 	out->tid = tid;
 	out->ip = user ? ctx->regs.rip : 0;
+	out->ret = user ? read_u64(ctx->regs.rsp) : 0;
 	out->nframes = 0;
 	out->truncated = 0;
 	out->regs_used = 0;

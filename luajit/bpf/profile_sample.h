@@ -28,22 +28,24 @@ struct lj_profile_frame {
 };
 
 enum lj_profile_source {
-	LJ_PROFILE_NO_VM = 0,      /* no VM configured for the process */
-	LJ_PROFILE_OTHER_THREAD,   /* a thread of the process that does not run the VM */
-	LJ_PROFILE_WALKED,         /* frames walked, see status */
-	LJ_PROFILE_NO_STATE,       /* g->cur_L or g->vmstate unreadable */
+	LJ_PROFILE_NO_VM = 0,    /* no VM configured for the process */
+	LJ_PROFILE_OTHER_THREAD, /* a thread of the process that does not run the VM */
+	LJ_PROFILE_WALKED,       /* frames walked, see status */
+	LJ_PROFILE_NO_STATE,     /* g->cur_L or g->vmstate unreadable */
 };
 
 struct lj_profile_sample {
 	u32 pid;
 	u32 tid;
-	u32 source;   /* enum lj_profile_source */
-	s32 status;   /* enum lj_walk_status of the walk: LJ_WALK_END when whole */
-	s32 vmstate;  /* g->vmstate */
+	u32 source;  /* enum lj_profile_source */
+	s32 status;  /* enum lj_walk_status of the walk: LJ_WALK_END when whole */
+	s32 vmstate; /* g->vmstate */
 	u32 nframes;
 	u32 truncated; /* deeper than LJ_PROFILE_MAX_FRAMES */
 	u32 regs_used; /* base and pc came from the interpreter's registers */
 	u64 ip;        /* the user pc at the sample */
+	u64 ret;       /* the word at the user sp: the return address of a leaf
+			* helper a trace called (lj_vm_modi, ...) */
 	u64 L;         /* the coroutine walked */
 	u64 bad_addr;  /* where a failed walk could not read */
 	struct lj_profile_frame frames[LJ_PROFILE_MAX_FRAMES];
