@@ -6,7 +6,7 @@ _ljcore()
 	local cmd= i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		analyze|bt|traces|trace|gc|print|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
+		analyze|bt|traces|trace|gc|print|profile|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 
@@ -26,14 +26,14 @@ _ljcore()
 	--locals)
 		COMPREPLY=($(compgen -W "all" -- "$cur"))
 		return ;;
-	--top|--level|--max-string|--depth|--max-items)
+	--top|--level|--max-string|--depth|--max-items|--rate|--duration)
 		return ;;
 	esac
 
 	local opts
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "analyze bt traces trace gc print snapshot fixture --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze bt traces trace gc print profile snapshot fixture --version --help" -- "$cur"))
 		return ;;
 	analyze) opts="$common --json --explain --all --locals --max-string --depth --max-items" ;;
 	bt) opts="$common --format --json --all --level --locals --max-string --depth --max-items" ;;
@@ -41,6 +41,7 @@ _ljcore()
 	trace) opts="$common --mcode" ;;
 	gc) opts="$common --json --top --paths --diff" ;;
 	print) opts="$common --json --max-string --depth --max-items" ;;
+	profile) opts="--pid --rate --duration --output --format --help" ;;
 	snapshot) opts="$common --output --all" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))

@@ -43,6 +43,12 @@ _ljcore_command() {
 	print)
 		_arguments $common '--json[print the value as JSON]' $values \
 			'1:core file:_files' '2:expression (_G.a.b, frame N local x, 0x...):' ;;
+	profile)
+		_arguments '--pid[the process to profile]:process:_pids' \
+			'--rate[samples per second per CPU]:hz:' \
+			'--duration[seconds to sample]:seconds:' \
+			'(-o --output)'{-o,--output}'[write the profile here]:file:_files' \
+			'--format[output format]:format:(folded)' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;
@@ -60,6 +66,7 @@ _arguments \
 		trace\:"one trace'"'"'s IR and snapshots"
 		gc\:"GC heap census"
 		print\:"one Lua value by its path"
+		profile\:"sample a live process'"'"'s Lua stacks"
 		snapshot\:"write a minimized core"
 		fixture\:"regression fixtures"))' \
 	'*::arguments:_ljcore_command'

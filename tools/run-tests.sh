@@ -43,6 +43,8 @@ mixed_redundant+='|luajit2-gc32-(debug|nojit)|luajit2-gc64-(debug|stripped|debug
 mixed_redundant+='|distro-luajit'
 asan_redundant="/gcore\$|^snapshot/[^/]*(luajit2|distro|gc32|stripped|nojit|arm64)"
 asan_redundant+="|^mixed/($mixed_redundant)/|^install/deb\$"
+# The profiler's naming runs the same code on every build: one under ASan.
+asan_redundant+="|^profile/(upstream-gc64-stripped|luajit2-gc32-stripped|distro-luajit2|upstream-gc64-nojit)/"
 for dir in cmake asan; do
   echo "== ctest in build/$dir"
   exclude=()

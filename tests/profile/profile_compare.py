@@ -1,0 +1,115 @@
+"""Checks `ljcore profile` of a running LuaJIT process against `ljcore bt --pid` of it.
+
+Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS]
+  MODE exact: SCRIPT spins forever in one Lua stack whose every frame stays on one line;
+    at least 95% of the samples must carry exactly the frames bt --pid prints.
+  MODE split: SCRIPT spends 70% of its time in share_a and 30% in share_b (equal cost per
+    call); their shares of the samples must be within 5 points of that. LuaJIT's own
+    profiler (-jp=f) on the same script is printed beside it.
+Exit: 0 pass, 1 fail, 77 skip (no such LuaJIT build, or the kernel refuses to sample).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def skip(why):
+    print("skip: " + why)
+    sys.exit(77)
+
+
+def label(f):
+    """A bt --json frame as cli/render_profile_folded.cpp labels a profile frame."""
+    if f["what"] == "C":
+        return "[C] " + (f.get("name") or f.get("c_symbol") or "?")
+    where = f["short_src"] + (":%d" % f["current_line"] if f.get("current_line", -1) >= 0 else "")
+    if f.get("name"):
+        return f["name"] + " " + where
+    if f["what"] == "main":
+        return "main chunk " + where
+    return "function <%s:%d> %s" % (f["short_src"], f["line_defined"], where)
+
+
+def profile(ljcore, pid, seconds, rate=99):
+    r = subprocess.run([ljcore, "profile", "--pid", str(pid), "--rate", str(rate),
+                        "--duration", str(seconds)], capture_output=True, timeout=seconds + 60)
+    err = r.stderr.decode(errors="replace")
+    if r.returncode == 4:
+        skip("the kernel refuses to sample here: " + err.strip().splitlines()[0])
+    if r.returncode not in (0, 1):
+        sys.exit("FAIL: ljcore profile exited with %d: %s" % (r.returncode, err))
+    print(err.rstrip())
+    stacks = []
+    for line in r.stdout.decode(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
+def exact(ljcore, pid, seconds):
+    bt = subprocess.run([ljcore, "bt", "--json", "--pid", str(pid)], capture_output=True,
+                        timeout=60)
+    frames = json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
+    want = [label(f) for f in reversed(frames)]
+    stacks = profile(ljcore, pid, seconds)
+    total = sum(n for _, n in stacks)
+    same = sum(n for s, n in stacks if s == want)
+    print("bt --pid: %d frames, leaf %s" % (len(want), want[-1]))
+    print("%d of %d samples (%.1f%%) carry exactly those frames" %
+          (same, total, 100.0 * same / max(total, 1)))
+    if total < 20 or same < 0.95 * total:
+        for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
+            print("  %5d  %s" % (n, ";".join(s)[-300:]))
+        sys.exit("FAIL: fewer than 95% exact")
+
+
+def split(ljcore, luajit, script, pid, seconds):
+    stacks = profile(ljcore, pid, seconds)
+    leaf = {"share_a": 0, "share_b": 0}
+    for s, n in stacks:
+        for f in reversed(s):
+            m = re.match(r"(share_[ab]) ", f)
+            if m:
+                leaf[m.group(1)] += n
+                break
+    both = leaf["share_a"] + leaf["share_b"]
+    a = 100.0 * leaf["share_a"] / max(both, 1)
+    print("ljcore profile: share_a %.1f%%, share_b %.1f%% of %d samples in them" %
+          (a, 100 - a, both))
+    # LuaJIT's own sampling profiler on the same work, for comparison.
+    # jit/p.lua sits in the build's src/, as make-cores.sh finds jit.dump.
+    lua_path = os.path.join(os.path.dirname(luajit), "?.lua") + ";;"
+    jp = subprocess.run([luajit, "-jp=f", script], capture_output=True, timeout=120,
+                        env=dict(os.environ, SPLIT_SECONDS="3", LUA_PATH=lua_path))
+    print("LuaJIT -jp=f, 3 s:\n" + (jp.stdout + jp.stderr).decode(errors="replace").strip())
+    if both < 50 or abs(a - 70) > 5:
+        sys.exit("FAIL: share_a is %.1f%%, not 70 +- 5" % a)
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    ljcore, luajit, script, mode = sys.argv[1:5]
+    seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 2
+    if not os.access(luajit, os.X_OK):
+        skip(luajit + " not built (tools/build-luajit.sh)")
+    proc = subprocess.Popen([luajit, script], stdout=subprocess.DEVNULL,
+                            env=dict(os.environ, SPLIT_SECONDS="1000"))
+    try:
+        time.sleep(1)  # past start-up, and the JIT's compiling
+        if mode == "exact":
+            exact(ljcore, proc.pid, seconds)
+        else:
+            split(ljcore, luajit, script, proc.pid, seconds)
+        if proc.poll() is not None:
+            sys.exit("FAIL: the profiled process died")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+if __name__ == "__main__":
+    main()
