@@ -195,8 +195,9 @@ int run(int argc, char **argv)
 			    "seconds to sample (10); Ctrl-C ends it early")
 		->check(CLI::PositiveNumber);
 	profile->add_option("-o,--output", prof.output, "write the profile here, not to stdout");
-	profile->add_option("--format", prof.format, "folded (flamegraph.pl, inferno)")
-		->check(CLI::IsMember({"folded"}));
+	profile->add_option("--format", prof.format,
+			    "folded (flamegraph.pl, inferno), speedscope, or top (a table)")
+		->check(CLI::IsMember({"folded", "speedscope", "top"}));
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");

@@ -78,7 +78,12 @@ int profile_command(ProfileCommand c)
 		}
 	}
 	std::ostream &out = c.output.empty() ? std::cout : file;
-	render_profile_folded(out, *p);
+	if (c.format == "speedscope")
+		render_profile_speedscope(out, *p);
+	else if (c.format == "top")
+		render_profile_top(out, *p);
+	else
+		render_profile_folded(out, *p);
 	print_summary(std::cerr, *p);
 	return failed(*p) ? exit_partial : exit_ok;
 }

@@ -18,4 +18,10 @@ std::string profile_frame_label(const ProfileFrame &f);
 // input of flamegraph.pl and inferno.
 void render_profile_folded(std::ostream &out, const Profile &p);
 
+// speedscope's JSON file format: shared frames, one "sampled" profile.
+void render_profile_speedscope(std::ostream &out, const Profile &p);
+
+// A table of self and total samples per function, then the outcomes.
+void render_profile_top(std::ostream &out, const Profile &p);
+
 } // namespace ljcore

@@ -3,6 +3,7 @@
 Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS]
   MODE exact: SCRIPT spins forever in one Lua stack whose every frame stays on one line;
     at least 95% of the samples must carry exactly the frames bt --pid prints.
+  MODE formats: the folded, speedscope and top outputs of SCRIPT's profile are whole.
   MODE split: SCRIPT spends 70% of its time in share_a and 30% in share_b (equal cost per
     call); their shares of the samples must be within 5 points of that. LuaJIT's own
     profiler (-jp=f) on the same script is printed beside it.
@@ -89,6 +90,56 @@ def split(ljcore, luajit, script, pid, seconds):
         sys.exit("FAIL: share_a is %.1f%%, not 70 +- 5" % a)
 
 
+def run_format(ljcore, pid, fmt, seconds):
+    r = subprocess.run([ljcore, "profile", "--pid", str(pid), "--duration", str(seconds),
+                        "--format", fmt], capture_output=True, timeout=seconds + 60)
+    err = r.stderr.decode(errors="replace")
+    if r.returncode == 4:
+        skip("the kernel refuses to sample here: " + err.strip().splitlines()[0])
+    if r.returncode not in (0, 1):
+        sys.exit("FAIL: --format %s exited with %d: %s" % (fmt, r.returncode, err))
+    taken = int(re.search(r"(\d+) samples in", err).group(1))
+    return r.stdout.decode(errors="replace"), taken
+
+
+def formats(ljcore, pid, seconds):
+    """Each output format of one profile is whole: speedscope's required fields, top's
+    totals, folded counts, all adding up to the samples taken."""
+    text, taken = run_format(ljcore, pid, "folded", seconds)
+    folded = sum(int(line.rpartition(" ")[2]) for line in text.splitlines())
+    text, taken_s = run_format(ljcore, pid, "speedscope", seconds)
+    doc = json.loads(text)
+    errors = []
+    for key in ("$schema", "shared", "profiles"):
+        if key not in doc:
+            errors.append("speedscope: no " + key)
+    frames = doc["shared"]["frames"]
+    if not all("name" in f for f in frames):
+        errors.append("speedscope: a frame without a name")
+    prof = doc["profiles"][0]
+    for key in ("type", "name", "unit", "startValue", "endValue", "samples", "weights"):
+        if key not in prof:
+            errors.append("speedscope: profile without " + key)
+    if prof["type"] != "sampled" or len(prof["samples"]) != len(prof["weights"]):
+        errors.append("speedscope: not a sampled profile with a weight per sample")
+    if any(i >= len(frames) for s in prof["samples"] for i in s):
+        errors.append("speedscope: a sample names a frame that is not there")
+    weights = sum(prof["weights"])
+    text, taken_t = run_format(ljcore, pid, "top", seconds)
+    rows = [line.split() for line in text.splitlines()[1:] if re.match(r"\s+\d+ ", line)]
+    top_total = max(float(r[3].rstrip("%")) for r in rows if len(r) > 4)
+    print("folded %d of %d samples; speedscope weights %d of %d; top: root total %.2f%%" %
+          (folded, taken, weights, taken_s, top_total))
+    if folded == 0 or folded > taken:
+        errors.append("folded counts %d samples of %d taken" % (folded, taken))
+    if weights == 0 or weights > taken_s or prof["endValue"] != weights:
+        errors.append("speedscope weights %d of %d taken" % (weights, taken_s))
+    if abs(top_total - 100) > 0.01:
+        errors.append("top: the root is in %.2f%% of the samples, not 100" % top_total)
+    if errors:
+        sys.exit("FAIL:\n  " + "\n  ".join(errors))
+
+
 def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
@@ -102,6 +153,8 @@ def main():
         time.sleep(1)  # past start-up, and the JIT's compiling
         if mode == "exact":
             exact(ljcore, proc.pid, seconds)
+        elif mode == "formats":
+            formats(ljcore, proc.pid, seconds)
         else:
             split(ljcore, luajit, script, proc.pid, seconds)
         if proc.poll() is not None:
