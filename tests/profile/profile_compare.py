@@ -126,7 +126,9 @@ def formats(ljcore, pid, seconds):
         errors.append("speedscope: a sample names a frame that is not there")
     weights = sum(prof["weights"])
     text, taken_t = run_format(ljcore, pid, "top", seconds)
-    rows = [line.split() for line in text.splitlines()[1:] if re.match(r"\s+\d+ ", line)]
+    # The function table, before the blank line and the outcomes.
+    table = text.split("\n\n")[0].splitlines()[1:]
+    rows = [line.split() for line in table if re.match(r"\s+\d+ ", line)]
     top_total = max(float(r[3].rstrip("%")) for r in rows if len(r) > 4)
     print("folded %d of %d samples; speedscope weights %d of %d; top: root total %.2f%%" %
           (folded, taken, weights, taken_s, top_total))
