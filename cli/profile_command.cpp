@@ -34,7 +34,8 @@ uint64_t failed(const Profile &p)
 void print_summary(std::ostream &err, const Profile &p)
 {
 	err << "ljcore: process " << p.pid << ", " << p.samples << " samples in " << p.duration_s
-	    << " s at " << p.rate_hz << " Hz (" << p.backend << " backend)\n";
+	    << " s at " << p.rate_hz << " Hz (" << p.backend << " backend; stopped "
+	    << double(p.paused_us) / 1000 << " ms to find the VM)\n";
 	for (const ProfileOutcome &o : p.outcomes)
 		err << "  " << o.samples << "\t" << printable(o.outcome) << "\n";
 }

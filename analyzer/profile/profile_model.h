@@ -49,7 +49,8 @@ struct Profile {
 	std::string unit = "samples";
 	uint32_t rate_hz = 0;
 	double duration_s = 0;
-	uint64_t samples = 0; // taken; equals the sum of outcomes
+	uint64_t paused_us = 0; // how long the process was stopped to find its VM
+	uint64_t samples = 0;   // taken; equals the sum of outcomes
 	std::vector<ProfileOutcome> outcomes;
 	std::vector<ProfileStack> stacks;
 };

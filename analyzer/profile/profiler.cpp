@@ -293,7 +293,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		return std::unexpected(
 			ProfileError{ProfileFailure::unreadable, live.error().message});
 	Analysis a = analyze_target(*live->process, *live->native, AnalyzeOptions{});
-	live->process->resume();
+	auto paused = live->process->resume();
 	if (a.vms.empty())
 		return std::unexpected(ProfileError{
 			ProfileFailure::no_vm,
@@ -353,6 +353,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	Profile p = std::move(collect.profile());
 	p.pid = o.pid;
 	p.backend = "bpf";
+	p.paused_us = uint64_t(paused.count());
 	p.rate_hz = o.rate_hz;
 	p.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
 	if (uint64_t dropped = (*sampler)->dropped()) {
