@@ -24,4 +24,14 @@ void render_profile_speedscope(std::ostream &out, const Profile &p);
 // A table of self and total samples per function, then the outcomes.
 void render_profile_top(std::ostream &out, const Profile &p);
 
+// A self-contained interactive SVG flame graph, as flamegraph.pl draws one:
+// click to zoom, Ctrl-F or the Search button to search, tooltips with
+// counts and percentages. Frames under 0.1% of the samples are not drawn.
+void render_profile_svg(std::ostream &out, const Profile &p);
+
+// pprof's profile.proto (cli/pprof.proto), gzip-compressed, for go tool
+// pprof; profile_pprof_message is the uncompressed message.
+void render_profile_pprof(std::ostream &out, const Profile &p);
+std::string profile_pprof_message(const Profile &p);
+
 } // namespace ljcore

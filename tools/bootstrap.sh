@@ -9,6 +9,8 @@ packages=(
   nlohmann-json3-dev doctest-dev libcli11-dev
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev bpftool                  # the profiler's BPF program (walker.h) and its skeleton
+  libprotobuf-dev protobuf-compiler zlib1g-dev  # profile --format pprof: profile.proto, gzip
+  libxml2-utils                             # xmllint checks the profile SVG in tests
   clang-16 libclang-rt-16-dev               # libFuzzer harnesses (tools/fuzz.sh)
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots
   dpkg-dev                                  # apt-get source (LuaJIT test builds)
