@@ -21,7 +21,11 @@ _ljcore()
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
 		return ;;
 	--format)
-		COMPREPLY=($(compgen -W "text luajit json" -- "$cur"))
+		if [[ $cmd == profile ]]; then
+			COMPREPLY=($(compgen -W "folded svg speedscope pprof top" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "text luajit json" -- "$cur"))
+		fi
 		return ;;
 	--locals)
 		COMPREPLY=($(compgen -W "all" -- "$cur"))

@@ -48,7 +48,7 @@ _ljcore_command() {
 			'--rate[samples per second per CPU]:hz:' \
 			'--duration[seconds to sample]:seconds:' \
 			'(-o --output)'{-o,--output}'[write the profile here]:file:_files' \
-			'--format[output format]:format:(folded speedscope top)' ;;
+			'--format[output format]:format:(folded svg speedscope pprof top)' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;

@@ -196,8 +196,9 @@ int run(int argc, char **argv)
 		->check(CLI::PositiveNumber);
 	profile->add_option("-o,--output", prof.output, "write the profile here, not to stdout");
 	profile->add_option("--format", prof.format,
-			    "folded (flamegraph.pl, inferno), speedscope, or top (a table)")
-		->check(CLI::IsMember({"folded", "speedscope", "top"}));
+			    "folded (flamegraph.pl, inferno), svg (a flame graph), speedscope, "
+			    "pprof (gzipped profile.proto), or top (a table)")
+		->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");

@@ -72,7 +72,7 @@ int profile_command(ProfileCommand c)
 	}
 	std::ofstream file;
 	if (!c.output.empty()) {
-		file.open(c.output);
+		file.open(c.output, std::ios::binary);
 		if (!file) {
 			std::cerr << "ljcore: cannot write " << printable(c.output) << "\n";
 			return exit_usage;
@@ -83,6 +83,10 @@ int profile_command(ProfileCommand c)
 		render_profile_speedscope(out, *p);
 	else if (c.format == "top")
 		render_profile_top(out, *p);
+	else if (c.format == "svg")
+		render_profile_svg(out, *p);
+	else if (c.format == "pprof")
+		render_profile_pprof(out, *p);
 	else
 		render_profile_folded(out, *p);
 	print_summary(std::cerr, *p);

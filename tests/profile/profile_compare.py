@@ -3,7 +3,8 @@
 Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS]
   MODE exact: SCRIPT spins forever in one Lua stack whose every frame stays on one line;
     at least 95% of the samples must carry exactly the frames bt --pid prints.
-  MODE formats: the folded, speedscope and top outputs of SCRIPT's profile are whole.
+  MODE formats: the folded, speedscope and top outputs of SCRIPT's profile are whole, and
+    the SVG and pprof ones pass tests/profile_formats/validate.sh (xmllint, protoc).
   MODE split: SCRIPT spends 70% of its time in share_a and 30% in share_b (equal cost per
     call); their shares of the samples must be within 5 points of that. LuaJIT's own
     profiler (-jp=f) on the same script is printed beside it.
@@ -68,7 +69,9 @@ def exact(ljcore, pid, seconds):
 
 
 def split(ljcore, luajit, script, pid, seconds):
-    stacks = profile(ljcore, pid, seconds)
+    # 499 Hz: about 2000 samples, so that chance alone moves the share by
+    # about one point, not the three that 400 samples would.
+    stacks = profile(ljcore, pid, seconds, rate=499)
     leaf = {"share_a": 0, "share_b": 0}
     for s, n in stacks:
         for f in reversed(s):
@@ -138,6 +141,20 @@ def formats(ljcore, pid, seconds):
         errors.append("speedscope weights %d of %d taken" % (weights, taken_s))
     if abs(top_total - 100) > 0.01:
         errors.append("top: the root is in %.2f%% of the samples, not 100" % top_total)
+    # SVG and pprof, read back by their own readers (xmllint, protoc).
+    validate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "profile_formats", "validate.sh")
+    for fmt, ext in (("svg", "svg"), ("pprof", "pb.gz")):
+        out = "/tmp/ljcore-profile-%d.%s" % (os.getpid(), ext)
+        r = subprocess.run([ljcore, "profile", "--pid", str(pid), "--duration", str(seconds),
+                            "--format", fmt, "-o", out], capture_output=True,
+                           timeout=seconds + 60)
+        v = subprocess.run(["bash", validate, fmt, out], capture_output=True)
+        os.unlink(out)
+        print("%s: ljcore %d, %s" % (fmt, r.returncode,
+                                     (v.stdout + v.stderr).decode(errors="replace").strip()))
+        if r.returncode not in (0, 1) or v.returncode not in (0, 77):
+            errors.append("%s: not read back by its reader" % fmt)
     if errors:
         sys.exit("FAIL:\n  " + "\n  ".join(errors))
 
