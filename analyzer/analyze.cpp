@@ -9,6 +9,7 @@
 #include "analyzer/locate/dwarf_layout.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/locate/vm_scan.h"
+#include "analyzer/nginx/nginx_request.h"
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
@@ -333,6 +334,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		}
 		return at->second;
 	};
+	const NginxLayout *nginx = nginx_layout_of(native.modules(), a.evidence);
 	for (auto &c : vms) {
 		LuaMemory mem(target, *c.layout);
 		const lj_layout &ly = *c.layout;
@@ -428,6 +430,15 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			v.entered.push_back(walk_lua_stack(mem, WalkStart{L, 0, 0}, symbolize));
 		for (const LuaStack &s : v.entered)
 			active.push_back(&s);
+		if (nginx) {
+			std::vector<uint64_t> Ls{v.stack.L};
+			for (auto &co : v.coroutines)
+				if (co.L != v.stack.L)
+					Ls.push_back(co.L);
+			for (auto &s : v.entered)
+				Ls.push_back(s.L);
+			v.requests = served_requests(mem, c.g, *nginx, Ls, a.evidence);
+		}
 		if (options.locals) {
 			auto read = [&](LuaStack &s) {
 				read_frame_variables(mem, c.g, v.current_thread, s, *options.locals,

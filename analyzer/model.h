@@ -55,6 +55,17 @@ struct Coroutine {
 	LuaStack stack;
 };
 
+// The nginx request an OpenResty coroutine serves, as nginx holds it.
+struct NginxRequest {
+	uint64_t L = 0;       // the coroutine
+	uint64_t request = 0; // ngx_http_request_t *
+	std::string found_by; // "L->exdata" or "__ngx_req global"
+	std::string method;   // bytes, as the client sent them
+	std::string uri;      // with its args (unparsed_uri)
+	std::string host;     // the Host header, empty without one
+	std::string client;   // the client's address (addr_text)
+};
+
 struct NativeFrameInfo {
 	uint64_t pc = 0;
 	std::string function;
@@ -108,6 +119,9 @@ struct VmResult {
 	// (resumers of the current coroutine, states a C host entered), when
 	// coroutines does not hold them.
 	std::vector<LuaStack> entered;
+	// The nginx requests its coroutines serve (an nginx worker's VM), the
+	// current coroutine's first.
+	std::vector<NginxRequest> requests;
 	uint64_t gc_objects = 0;    // objects on the GC list when it was walked
 	std::optional<GcCensus> gc; // the heap census, when asked for (ljcore gc)
 	// The JIT's traces, when they were asked for (ljcore traces, trace).
@@ -127,7 +141,8 @@ struct Analysis {
 	// away. 2: `traces --json` names what it read `source`, as the others
 	// do, no longer `core`. 3: strings that are not UTF-8 are written
 	// escaped, with their bytes in a "<name>_hex" sibling (cli/render_bytes.h).
-	static constexpr int schema_version = 3;
+	// 4: vms[].requests, the nginx requests an OpenResty worker serves.
+	static constexpr int schema_version = 4;
 
 	std::string source; // the core's path, or "process PID"
 	bool live = false;

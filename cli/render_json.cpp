@@ -103,6 +103,15 @@ nlohmann::json analysis_json(const Analysis &a)
 		// native stacks, which regression fixtures leave out.
 		for (auto &s : vm.entered)
 			v["entered"].push_back(lua_stack_json(s));
+		// Only in an nginx worker's VM.
+		for (auto &r : vm.requests)
+			v["requests"].push_back({{"L", json_address(r.L)},
+						 {"request", json_address(r.request)},
+						 {"found_by", r.found_by},
+						 {"method", r.method},
+						 {"uri", r.uri},
+						 {"host", r.host},
+						 {"client", r.client}});
 		vms.push_back(std::move(v));
 	}
 	doc["vms"] = vms;

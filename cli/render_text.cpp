@@ -175,6 +175,11 @@ void vm_header(std::ostream &out, const VmResult &vm)
 	} else {
 		out << "  coroutines: not listed (`--all` walks the GC heap for them)\n";
 	}
+	for (auto &r : vm.requests)
+		out << "  nginx request " << hex_address(r.request) << " of coroutine "
+		    << hex_address(r.L) << " (" << r.found_by << "): " << printable(r.method) << " "
+		    << printable(r.uri) << ", Host: " << printable(r.host)
+		    << ", client: " << printable(r.client) << "\n";
 }
 
 } // namespace

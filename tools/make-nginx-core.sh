@@ -6,6 +6,7 @@
 # Output: build/cores/nginx/content_by_lua/
 #   core.kernel, oracle.kernel.txt   worker core dumped by the kernel
 #   core.gcore,  oracle.gcore.txt    worker core written by gdb's gcore at the signal
+#   oracle.<kind>.request.txt        the request as ngx.var saw it ("name value" lines)
 #   exe                              symlink to /usr/sbin/nginx
 #   skip-reason                      written instead when a kind cannot be made here
 # Cached: outputs newer than testdata/nginx/nginx.conf are kept.
@@ -47,7 +48,7 @@ start_nginx() {
 }
 worker_pid() { pgrep -P "$(cat "$prefix/nginx.pid")" | head -1; }
 stop_nginx() { [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true; }
-request() { curl -s -o /dev/null --max-time 10 --unix-socket "$prefix/nginx.sock" "http://localhost/crash" || true; }
+request() { curl -s -o /dev/null --max-time 10 --unix-socket "$prefix/nginx.sock" -H "Host: example.test" "http://localhost/crash?how=abort&id=42" || true; }
 fresh() { local f; for f; do [[ -s $f && $f -nt $conf ]] || return 1; done; }
 
 make_kernel() {
@@ -71,6 +72,7 @@ make_kernel() {
   # The kernel may still be writing: wait until the master has reaped the worker.
   for i in $(seq 100); do grep -q "exited on signal" "$prefix/error.log" && break; sleep 0.1; done
   mv "$c" core.kernel && mv "$prefix/oracle.txt" oracle.kernel.txt
+  mv "$prefix/oracle.txt.request" oracle.kernel.request.txt
   echo "nginx: kernel ok ($(du -h --apparent-size core.kernel | cut -f1))"
 }
 
@@ -93,6 +95,7 @@ make_gcore() {
     return 1
   fi
   mv "$prefix/oracle.txt" oracle.gcore.txt
+  mv "$prefix/oracle.txt.request" oracle.gcore.request.txt
   echo "nginx: gcore ok ($(du -h --apparent-size core.gcore | cut -f1))"
 }
 

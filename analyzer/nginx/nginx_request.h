@@ -1,0 +1,25 @@
+// The nginx request an OpenResty coroutine serves: lua-nginx-module keeps
+// the ngx_http_request_t * of each request handler's coroutine in
+// L->exdata when built against OpenResty's luajit2 (ngx_http_lua_get_req,
+// Debian's libnginx-mod-http-lua does), and as the lightuserdata global
+// "__ngx_req" of the coroutine's environment otherwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/model.h"
+#include "analyzer/nginx/nginx_layouts.h"
+
+namespace ljcore {
+
+// The requests the coroutines Ls serve, in that order. A coroutine whose
+// request pointer is absent or does not hold up against memory yields no
+// request; why goes to evidence.
+std::vector<NginxRequest> served_requests(const LuaMemory &mem, uint64_t g, const NginxLayout &ngx,
+					  const std::vector<uint64_t> &Ls,
+					  std::vector<std::string> &evidence);
+
+} // namespace ljcore
