@@ -30,6 +30,9 @@ _ljcore()
 	--locals)
 		COMPREPLY=($(compgen -W "all" -- "$cur"))
 		return ;;
+	--backend)
+		COMPREPLY=($(compgen -W "auto bpf userspace" -- "$cur"))
+		return ;;
 	--top|--level|--max-string|--depth|--max-items|--rate|--duration)
 		return ;;
 	esac
@@ -45,7 +48,7 @@ _ljcore()
 	trace) opts="$common --mcode" ;;
 	gc) opts="$common --json --top --paths --diff" ;;
 	print) opts="$common --json --max-string --depth --max-items" ;;
-	profile) opts="--pid --rate --duration --output --format --help" ;;
+	profile) opts="--pid --rate --duration --output --format --children --backend --blocking --help" ;;
 	snapshot) opts="$common --output --all" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))

@@ -48,7 +48,10 @@ _ljcore_command() {
 			'--rate[samples per second per CPU]:hz:' \
 			'--duration[seconds to sample]:seconds:' \
 			'(-o --output)'{-o,--output}'[write the profile here]:file:_files' \
-			'--format[output format]:format:(folded svg speedscope pprof top)' ;;
+			'--format[output format]:format:(folded svg speedscope pprof top)' \
+			'--children[also sample its children]' \
+			'--backend[the sampler]:backend:(auto bpf userspace)' \
+			'--blocking[userspace: stop the VM thread per sample]' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;

@@ -1,6 +1,7 @@
 // ljcore: what was this LuaJIT process doing when it died?
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include <unistd.h>
 
@@ -199,6 +200,21 @@ int run(int argc, char **argv)
 			    "folded (flamegraph.pl, inferno), svg (a flame graph), speedscope, "
 			    "pprof (gzipped profile.proto), or top (a table)")
 		->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
+	profile->add_flag("--children", prof.options.children,
+			  "also sample the process's children (automatic for an nginx master: "
+			  "its workers)");
+	profile->add_option("--backend", prof.options.backend,
+			    "bpf, userspace (process_vm_readv; for machines that refuse bpf()), "
+			    "or auto (bpf where allowed: the default)")
+		->transform(CLI::CheckedTransformer(
+			std::map<std::string, ProfileOptions::Backend>{
+				{"auto", ProfileOptions::Backend::automatic},
+				{"bpf", ProfileOptions::Backend::bpf},
+				{"userspace", ProfileOptions::Backend::userspace}},
+			CLI::ignore_case));
+	profile->add_flag("--blocking", prof.options.blocking,
+			  "userspace backend: stop the VM's thread for each sample, so its frames "
+			  "are exact (the default never stops it)");
 
 	auto *snapshot = app.add_subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");

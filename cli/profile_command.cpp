@@ -33,9 +33,19 @@ uint64_t failed(const Profile &p)
 
 void print_summary(std::ostream &err, const Profile &p)
 {
-	err << "ljcore: process " << p.pid << ", " << p.samples << " samples in " << p.duration_s
-	    << " s at " << p.rate_hz << " Hz (" << p.backend << " backend; stopped "
-	    << double(p.paused_us) / 1000 << " ms to find the VM)\n";
+	for (const std::string &note : p.notes)
+		err << "ljcore: " << printable(note) << "\n";
+	err << "ljcore: process";
+	if (p.pids.size() > 1) {
+		err << "es";
+		for (int32_t pid : p.pids)
+			err << " " << pid;
+	} else {
+		err << " " << p.pid;
+	}
+	err << ", " << p.samples << " samples in " << p.duration_s << " s at " << p.rate_hz
+	    << " Hz (" << p.backend << " backend; stopped " << double(p.paused_us) / 1000
+	    << " ms to find the VM" << (p.pids.size() > 1 ? "s" : "") << ")\n";
 	for (const ProfileOutcome &o : p.outcomes)
 		err << "  " << o.samples << "\t" << printable(o.outcome) << "\n";
 }
@@ -44,6 +54,11 @@ void print_summary(std::ostream &err, const Profile &p)
 
 int profile_command(ProfileCommand c)
 {
+	if (c.options.blocking && c.options.backend == ProfileOptions::Backend::bpf) {
+		std::cerr << "ljcore: --blocking is for the userspace backend; the BPF one never "
+			     "stops the process\n";
+		return exit_usage;
+	}
 	// Ctrl-C ends the profile early; what was sampled is still written.
 	struct sigaction sa {};
 	sa.sa_handler = on_interrupt;

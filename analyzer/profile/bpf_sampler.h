@@ -3,13 +3,10 @@
 // processes it is given and sends one record per sample.
 #pragma once
 
-#include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
-#include "luajit/bpf/profile_sample.h"
-#include "readers/error.h"
+#include "analyzer/profile/sampler.h"
 
 struct lj_profile;
 struct ring_buffer;
@@ -17,25 +14,22 @@ struct bpf_link;
 
 namespace ljcore {
 
-class BpfSampler {
+class BpfSampler final : public Sampler {
 public:
 	// Loads the program and opens a sampling event per CPU at rate_hz.
 	// Fails with the reason where the kernel refuses bpf() or
 	// perf_event_open (privilege, lockdown, no BTF).
 	static Expected<std::unique_ptr<BpfSampler>> open(uint32_t rate_hz);
-	~BpfSampler();
+	~BpfSampler() override;
 	BpfSampler(const BpfSampler &) = delete;
 	BpfSampler &operator=(const BpfSampler &) = delete;
 
-	// Samples pid's threads from now on, walking the VM given.
-	Expected<void> add(int32_t pid, const lj_profile_vm &vm);
-
-	using Handler = std::function<void(const lj_profile_sample &)>;
-	// Waits up to timeout_ms for samples and hands each to handler.
-	Expected<void> poll(int timeout_ms, const Handler &handler);
-
+	Expected<void> add(int32_t pid, const lj_profile_vm &vm) override;
+	Expected<void> poll(int timeout_ms, const Handler &handler) override;
 	// Samples the ring buffer had no room for, so never seen.
-	uint64_t dropped() const;
+	uint64_t dropped() const override;
+	const char *dropped_reason() const override { return "ring buffer full"; }
+	const char *backend() const override { return "bpf"; }
 
 private:
 	BpfSampler() = default;

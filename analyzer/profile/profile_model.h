@@ -44,8 +44,11 @@ struct ProfileOutcome {
 };
 
 struct Profile {
-	int32_t pid = 0;
-	std::string backend; // "bpf", "perf_event", "ptrace", ...
+	int32_t pid = 0;                // the process asked for
+	std::vector<int32_t> pids;      // those sampled: pid, or its workers
+	std::string backend;            // "bpf", "userspace", "userspace, blocking"
+	std::vector<std::string> notes; // what the summary should say: a backend
+					// refused, a child without a VM...
 	std::string unit = "samples";
 	uint32_t rate_hz = 0;
 	double duration_s = 0;

@@ -1,6 +1,9 @@
 #include "analyzer/profile/profiler.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -9,6 +12,7 @@
 #include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/profile/bpf_sampler.h"
+#include "analyzer/profile/user_sampler.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/stack/lua_symbolize.h"
 #include "analyzer/traces/trace_frames.h"
@@ -84,25 +88,42 @@ struct FrameKey {
 // Named frames remembered; the cache starts over past this many.
 constexpr size_t max_cached_names = 1 << 16;
 
+// The samples of every process profiled, counted together.
+struct Tally {
+	uint64_t samples = 0;
+	std::map<std::string, std::pair<uint64_t, bool>> outcomes; // count, failure
+	std::map<std::vector<ProfileFrame>, uint64_t> stacks;
+
+	void count(const std::string &outcome, bool failure, uint64_t n = 1)
+	{
+		auto [it, added] = outcomes.try_emplace(outcome, 0, failure);
+		it->second.first += n;
+		samples += n;
+	}
+	// The samples and their outcomes so far, for a progress line.
+	Profile progress() const
+	{
+		Profile p;
+		p.samples = samples;
+		for (auto &[outcome, n] : outcomes)
+			p.outcomes.push_back({outcome, n.first, n.second});
+		return p;
+	}
+};
+
+// Names the samples of one process's VM.
 class Collector {
 public:
-	Collector(const LuaMemory &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize)
-	    : mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize))
+	Collector(Tally &tally, const LuaMemory &mem, uint64_t g, unsigned vmstates,
+		  CodeSymbolizer symbolize)
+	    : tally_(tally), mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize))
 	{
 	}
 
 	void add(const lj_profile_sample &s);
-	void late() { count("failed: not named before the profile's end", true); }
-	Profile &profile() { return profile_; }
-	void finish();
 
 private:
-	void count(const std::string &outcome, bool failure)
-	{
-		auto [it, added] = outcomes_.try_emplace(outcome, 0, failure);
-		it->second.first++;
-		profile_.samples++;
-	}
+	void count(const std::string &outcome, bool failure) { tally_.count(outcome, failure); }
 
 	// The frames a sample at ip in a trace runs, as the crash path
 	// rebuilds them: the snapshot covering ip gives the frames the trace
@@ -112,6 +133,7 @@ private:
 	// Appends the frames of a walk, named, root first.
 	void name(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
 
+	Tally &tally_;
 	const LuaMemory &mem_;
 	uint64_t g_;
 	unsigned vmstates_;
@@ -120,9 +142,6 @@ private:
 	TraceSet traces_;
 	std::map<FrameKey, ProfileFrame> names_;
 	CodeSymbolizer symbolize_;
-	Profile profile_;
-	std::map<std::string, std::pair<uint64_t, bool>> outcomes_;
-	std::map<std::vector<ProfileFrame>, uint64_t> stacks_;
 };
 
 // What names a function's frames: its prototype's address, chunk name,
@@ -220,6 +239,10 @@ void Collector::add(const lj_profile_sample &s)
 		return count("thread without the VM", false);
 	case LJ_PROFILE_NO_STATE:
 		return count("failed: VM state unreadable", true);
+	case LJ_PROFILE_OFF_CPU:
+		return count("idle: the VM's thread was not running", false);
+	case LJ_PROFILE_NOT_STOPPED:
+		return count("failed: the thread did not stop in time", true);
 	case LJ_PROFILE_WALKED:
 		break;
 	default:
@@ -264,6 +287,11 @@ void Collector::add(const lj_profile_sample &s)
 		frames.push_back({ProfileFrameKind::truncated, "", "", -1, -1, 0});
 	name(raw, frames);
 	std::string what = activity(state);
+	// In the interpreter without its registers (a sample in the kernel, or
+	// the userspace sampler not stopping the thread), the walk started at
+	// L->base: the frames as of the VM's last exit to C, not the pc's.
+	if (s.vmstate == -1 && !s.regs_used)
+		what = "Lua, from L->base (no registers)";
 	if (what == "GC" || what == "JIT compiler")
 		frames.push_back({ProfileFrameKind::state, what, "", -1, -1, 0});
 	else if (what == "compiled trace" && !compiled)
@@ -271,16 +299,111 @@ void Collector::add(const lj_profile_sample &s)
 		// replaced): the frames below are right, the innermost unknown.
 		frames.push_back({ProfileFrameKind::trace, "", "", -1, -1,
 				  s.vmstate > 0 ? uint32_t(s.vmstate) : 0});
-	stacks_[std::move(frames)]++;
+	else if (frames.empty())
+		// Native code that no Lua function called (an event loop
+		// between requests): a stack of its own, not an empty one.
+		frames.push_back({ProfileFrameKind::state, "no Lua frames", "", -1, -1, 0});
+	tally_.stacks[std::move(frames)]++;
 	count(what, false);
 }
 
-void Collector::finish()
+// One process being profiled: attached while its VM is found, then read as
+// it runs, through a LuaMemory over its /proc/PID/mem.
+struct ProfiledProcess {
+	int32_t pid = 0;
+	LiveSession live;
+	lj_profile_vm config{};
+	// The layouts, as copies that live as long as the profile (the
+	// analysis's own may have come from DWARF it freed).
+	lj_layout layout{};
+	lj_trace_layout trace_layout{};
+	std::unique_ptr<LuaMemory> mem;
+	std::unordered_map<uint64_t, std::string> symbols;
+	std::unique_ptr<Collector> collect;
+};
+
+std::string read_file(const std::string &path)
 {
-	for (auto &[outcome, n] : outcomes_)
-		profile_.outcomes.push_back({outcome, n.first, n.second});
-	for (auto &[frames, n] : stacks_)
-		profile_.stacks.push_back({frames, n});
+	std::ifstream in(path, std::ios::binary);
+	return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// nginx names its master "nginx: master process ..." (ngx_setproctitle).
+bool is_nginx_master(int32_t pid)
+{
+	return read_file("/proc/" + std::to_string(pid) + "/cmdline")
+		.starts_with("nginx: master process");
+}
+
+// The processes whose parent is pid, from each /proc/N/stat's ppid (the
+// field after the state, after the parenthesized command name).
+std::vector<int32_t> children_of(int32_t pid)
+{
+	std::vector<int32_t> kids;
+	for (const auto &e : std::filesystem::directory_iterator("/proc")) {
+		const std::string name = e.path().filename();
+		if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		std::string stat = read_file("/proc/" + name + "/stat");
+		size_t paren = stat.rfind(')');
+		if (paren == std::string::npos || paren + 4 >= stat.size())
+			continue;
+		if (atoi(stat.c_str() + paren + 4) == pid)
+			kids.push_back(int32_t(std::stoi(name)));
+	}
+	std::sort(kids.begin(), kids.end());
+	return kids;
+}
+
+// Stops pid only while its VM is found. Sets *no_vm when it has none.
+Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused_us, bool &no_vm)
+{
+	auto live = open_live(pid);
+	if (!live)
+		return std::unexpected(live.error());
+	auto proc = std::make_unique<ProfiledProcess>();
+	proc->pid = pid;
+	proc->live = std::move(*live);
+	Analysis a = analyze_target(*proc->live.process, *proc->live.native, AnalyzeOptions{});
+	paused_us += uint64_t(proc->live.process->resume().count());
+	if (a.vms.empty()) {
+		no_vm = true;
+		return fail("no LuaJIT VM found in process " + std::to_string(pid) +
+			    (a.problems.empty() ? "" : ": " + a.problems.front()));
+	}
+	const VmResult &vm = a.vms.front();
+	proc->config.layout = vm.layout_offsets;
+	proc->config.g = vm.global_state;
+	proc->config.tid = uint32_t(vm.tid);
+	proc->layout = vm.layout_offsets;
+	if (vm.trace_layout_offsets) {
+		proc->trace_layout = *vm.trace_layout_offsets;
+		proc->layout.jit = &proc->trace_layout;
+	}
+	proc->mem = std::make_unique<LuaMemory>(*proc->live.process, proc->layout);
+	return proc;
+}
+
+// The BPF sampler where the kernel allows it (and it was not declined),
+// else the userspace one; a note says why BPF was not used.
+std::expected<std::unique_ptr<Sampler>, ProfileError> open_sampler(const ProfileOptions &o,
+								   Profile &p)
+{
+	using Backend = ProfileOptions::Backend;
+	if (o.backend != Backend::userspace && !o.blocking) {
+		auto bpf = BpfSampler::open(o.rate_hz);
+		if (bpf)
+			return std::unique_ptr<Sampler>(std::move(*bpf));
+		if (o.backend == Backend::bpf)
+			return std::unexpected(
+				ProfileError{ProfileFailure::no_sampler, bpf.error().message});
+		p.notes.push_back(bpf.error().message + "; sampling from userspace instead");
+	}
+	auto user = UserSampler::open(o.rate_hz, o.blocking);
+	if (!user)
+		return std::unexpected(
+			ProfileError{ProfileFailure::no_sampler, user.error().message});
+	return std::unique_ptr<Sampler>(std::move(*user));
 }
 
 } // namespace
@@ -288,78 +411,90 @@ void Collector::finish()
 std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 {
 	using Clock = std::chrono::steady_clock;
-	auto live = open_live(o.pid);
-	if (!live)
-		return std::unexpected(
-			ProfileError{ProfileFailure::unreadable, live.error().message});
-	Analysis a = analyze_target(*live->process, *live->native, AnalyzeOptions{});
-	auto paused = live->process->resume();
-	if (a.vms.empty())
-		return std::unexpected(ProfileError{
-			ProfileFailure::no_vm,
-			"no LuaJIT VM found in process " + std::to_string(o.pid) +
-				(a.problems.empty() ? "" : ": " + a.problems.front())});
-	const VmResult &vm = a.vms.front();
-	auto sampler = BpfSampler::open(o.rate_hz);
-	if (!sampler)
-		return std::unexpected(
-			ProfileError{ProfileFailure::no_sampler, sampler.error().message});
-	lj_profile_vm config{};
-	config.layout = vm.layout_offsets;
-	config.g = vm.global_state;
-	config.tid = uint32_t(vm.tid);
-	if (auto r = (*sampler)->add(o.pid, config); !r)
-		return std::unexpected(ProfileError{ProfileFailure::no_sampler, r.error().message});
+	Profile p;
+	p.pid = o.pid;
+	p.rate_hz = o.rate_hz;
+	std::vector<int32_t> pids{o.pid};
+	if (o.children || is_nginx_master(o.pid))
+		for (int32_t kid : children_of(o.pid))
+			pids.push_back(kid);
 
-	// The layout, with its trace layout, as copies that live as long as
-	// the profile (the analysis's own may have come from DWARF it freed).
-	lj_layout layout = vm.layout_offsets;
-	lj_trace_layout trace_layout{};
-	if (vm.trace_layout_offsets) {
-		trace_layout = *vm.trace_layout_offsets;
-		layout.jit = &trace_layout;
-	}
-	LuaMemory mem(*live->process, layout);
-	std::unordered_map<uint64_t, std::string> symbols;
-	CodeSymbolizer symbolize = [&](uint64_t addr) {
-		auto [at, added] = symbols.try_emplace(addr);
-		if (added) {
-			auto sym = live->native->symbol_at(addr);
-			at->second = sym && sym->addr == addr ? sym->name : std::string();
+	Tally tally;
+	std::vector<std::unique_ptr<ProfiledProcess>> procs;
+	bool only_no_vm = true;
+	std::string first_error;
+	for (int32_t pid : pids) {
+		bool no_vm = false;
+		auto proc = find_vm(pid, p.paused_us, no_vm);
+		if (!proc) {
+			only_no_vm = only_no_vm && no_vm;
+			if (first_error.empty())
+				first_error = proc.error().message;
+			if (pids.size() > 1)
+				p.notes.push_back(proc.error().message);
+			continue;
 		}
-		return at->second;
-	};
-	Collector collect(mem, vm.global_state, vm.layout_offsets.vmstates, symbolize);
+		procs.push_back(std::move(*proc));
+	}
+	if (procs.empty())
+		return std::unexpected(ProfileError{only_no_vm ? ProfileFailure::no_vm
+							       : ProfileFailure::unreadable,
+						    first_error});
+
+	auto sampler = open_sampler(o, p);
+	if (!sampler)
+		return std::unexpected(sampler.error());
+	std::unordered_map<uint32_t, Collector *> by_pid;
+	for (auto &proc : procs) {
+		ProfiledProcess *self = proc.get();
+		CodeSymbolizer symbolize = [self](uint64_t addr) {
+			auto [at, added] = self->symbols.try_emplace(addr);
+			if (added) {
+				auto sym = self->live.native->symbol_at(addr);
+				at->second = sym && sym->addr == addr ? sym->name : std::string();
+			}
+			return at->second;
+		};
+		proc->collect = std::make_unique<Collector>(tally, *proc->mem, proc->config.g,
+							    proc->layout.vmstates, symbolize);
+		by_pid[uint32_t(proc->pid)] = proc->collect.get();
+		if (auto r = (*sampler)->add(proc->pid, proc->config); !r)
+			return std::unexpected(
+				ProfileError{ProfileFailure::no_sampler, r.error().message});
+		p.pids.push_back(proc->pid);
+	}
+
 	auto start = Clock::now();
 	auto deadline = start + std::chrono::duration<double>(o.duration_s);
 	// The ring buffer hands over what it holds in one call: a sampler that
 	// outruns naming must not keep the profile going past its end.
-	BpfSampler::Handler handler = [&](const lj_profile_sample &s) {
+	Sampler::Handler handler = [&](const lj_profile_sample &s) {
+		auto c = by_pid.find(s.pid);
 		if (Clock::now() > deadline + std::chrono::seconds(1))
-			collect.late();
+			tally.count("failed: not named before the profile's end", true);
+		else if (c == by_pid.end())
+			tally.count("failed: no VM for the process", true);
 		else
-			collect.add(s);
+			c->second->add(s);
 	};
 	while (Clock::now() < deadline && !(o.stop && o.stop())) {
 		if (auto r = (*sampler)->poll(100, handler); !r)
 			return std::unexpected(
 				ProfileError{ProfileFailure::no_sampler, r.error().message});
 		if (o.progress)
-			o.progress(collect.profile());
+			o.progress(tally.progress());
 	}
 	// What the ring buffer still holds was sampled in time.
 	(void)(*sampler)->poll(0, handler);
-	collect.finish();
-	Profile p = std::move(collect.profile());
-	p.pid = o.pid;
-	p.backend = "bpf";
-	p.paused_us = uint64_t(paused.count());
-	p.rate_hz = o.rate_hz;
+	if (uint64_t dropped = (*sampler)->dropped())
+		tally.count(std::string("failed: ") + (*sampler)->dropped_reason(), true, dropped);
+	p.backend = (*sampler)->backend();
 	p.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
-	if (uint64_t dropped = (*sampler)->dropped()) {
-		p.outcomes.push_back({"failed: ring buffer full", dropped, true});
-		p.samples += dropped;
-	}
+	p.samples = tally.samples;
+	for (auto &[outcome, n] : tally.outcomes)
+		p.outcomes.push_back({outcome, n.first, n.second});
+	for (auto &[frames, n] : tally.stacks)
+		p.stacks.push_back({frames, n});
 	return p;
 }
 

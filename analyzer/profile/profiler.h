@@ -14,6 +14,12 @@ struct ProfileOptions {
 	int32_t pid = 0;
 	uint32_t rate_hz = 99;
 	double duration_s = 10;
+	// The sampler: BPF where the kernel allows it, else userspace.
+	enum class Backend { automatic, bpf, userspace } backend = Backend::automatic;
+	// Userspace: stop the VM thread for each sample, for exact frames.
+	bool blocking = false;
+	// Also sample pid's children (on by itself for an nginx master).
+	bool children = false;
 	// Polled a few times a second: true ends the profile early (Ctrl-C).
 	std::function<bool()> stop;
 	// Called a few times a second with the samples so far.

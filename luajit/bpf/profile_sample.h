@@ -1,6 +1,7 @@
 /*
- * What the profiler's BPF program (profile.bpf.c) and its userspace reader
- * (analyzer/profile/bpf_sampler.cpp) exchange: the VM to walk per process,
+ * What the profiler's samplers (the BPF program profile.bpf.c, and the
+ * userspace one, analyzer/profile/user_sampler.cpp) and their reader
+ * (analyzer/profile/profiler.cpp) exchange: the VM to walk per process,
  * and one record per sample. Plain C, no libc, for both compilers.
  */
 #ifndef LJCORE_LUAJIT_BPF_PROFILE_SAMPLE_H
@@ -32,6 +33,9 @@ enum lj_profile_source {
 	LJ_PROFILE_OTHER_THREAD, /* a thread of the process that does not run the VM */
 	LJ_PROFILE_WALKED,       /* frames walked, see status */
 	LJ_PROFILE_NO_STATE,     /* g->cur_L or g->vmstate unreadable */
+	/* Userspace sampler only (a CPU-clock event never fires for them): */
+	LJ_PROFILE_OFF_CPU,     /* the VM's thread was not running */
+	LJ_PROFILE_NOT_STOPPED, /* --blocking: the thread did not stop in time */
 };
 
 struct lj_profile_sample {

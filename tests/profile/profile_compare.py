@@ -1,8 +1,12 @@
 """Checks `ljcore profile` of a running LuaJIT process against `ljcore bt --pid` of it.
 
-Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS]
+Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS [PROFILE OPTION...]]
   MODE exact: SCRIPT spins forever in one Lua stack whose every frame stays on one line;
     at least 95% of the samples must carry exactly the frames bt --pid prints.
+  MODE below: as exact, for a sampler that does not stop the process (--backend userspace):
+    the frames it walks from L->base or g->jit_base are those bt --pid prints below the
+    running one (names and files; the lines are the VM's last exit's). At least 95% of the
+    samples must have them, none more, and every sample must be accounted for.
   MODE formats: the folded, speedscope and top outputs of SCRIPT's profile are whole, and
     the SVG and pprof ones pass tests/profile_formats/validate.sh (xmllint, protoc).
   MODE split: SCRIPT spends 70% of its time in share_a and 30% in share_b (equal cost per
@@ -35,15 +39,25 @@ def label(f):
     return "function <%s:%d> %s" % (f["short_src"], f["line_defined"], where)
 
 
+# Options for every profile taken (a backend), from the command line.
+OPTIONS = []
+
+
 def profile(ljcore, pid, seconds, rate=99):
     r = subprocess.run([ljcore, "profile", "--pid", str(pid), "--rate", str(rate),
-                        "--duration", str(seconds)], capture_output=True, timeout=seconds + 60)
+                        "--duration", str(seconds)] + OPTIONS, capture_output=True,
+                       timeout=seconds + 60)
     err = r.stderr.decode(errors="replace")
     if r.returncode == 4:
         skip("the kernel refuses to sample here: " + err.strip().splitlines()[0])
     if r.returncode not in (0, 1):
         sys.exit("FAIL: ljcore profile exited with %d: %s" % (r.returncode, err))
     print(err.rstrip())
+    # The summary accounts for every sample: its outcome lines add up.
+    taken = int(re.search(r"(\d+) samples in", err).group(1))
+    counted = sum(int(m) for m in re.findall(r"^  (\d+)\t", err, re.M))
+    if counted != taken:
+        sys.exit("FAIL: the outcomes count %d samples of %d taken" % (counted, taken))
     stacks = []
     for line in r.stdout.decode(errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
@@ -66,6 +80,28 @@ def exact(ljcore, pid, seconds):
         for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
             print("  %5d  %s" % (n, ";".join(s)[-300:]))
         sys.exit("FAIL: fewer than 95% exact")
+
+
+def below(ljcore, pid, seconds):
+    bt = subprocess.run([ljcore, "bt", "--json", "--pid", str(pid)], capture_output=True,
+                        timeout=60)
+    frames = json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
+    # Without the line: the frames walked from memory are at the VM's last exit.
+    want = [re.sub(r":\d+$", "", label(f)) for f in reversed(frames)]
+    stacks = profile(ljcore, pid, seconds)
+    total = sum(n for _, n in stacks)
+    good = 0
+    for s, n in stacks:
+        got = [re.sub(r":\d+$", "", f) for f in s if not f.startswith("[trace ")]
+        if got and len(got) <= len(want) and got == want[:len(got)]:
+            good += n
+    print("bt --pid: %d frames, root %s" % (len(want), want[0]))
+    print("%d of %d samples (%.1f%%) carry frames of those, from the root" %
+          (good, total, 100.0 * good / max(total, 1)))
+    if total < 20 or good < 0.95 * total:
+        for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
+            print("  %5d  %s" % (n, ";".join(s)[-300:]))
+        sys.exit("FAIL: fewer than 95% of the samples are frames below the running one")
 
 
 def split(ljcore, luajit, script, pid, seconds):
@@ -95,7 +131,7 @@ def split(ljcore, luajit, script, pid, seconds):
 
 def run_format(ljcore, pid, fmt, seconds):
     r = subprocess.run([ljcore, "profile", "--pid", str(pid), "--duration", str(seconds),
-                        "--format", fmt], capture_output=True, timeout=seconds + 60)
+                        "--format", fmt] + OPTIONS, capture_output=True, timeout=seconds + 60)
     err = r.stderr.decode(errors="replace")
     if r.returncode == 4:
         skip("the kernel refuses to sample here: " + err.strip().splitlines()[0])
@@ -164,6 +200,7 @@ def main():
         sys.exit(__doc__)
     ljcore, luajit, script, mode = sys.argv[1:5]
     seconds = float(sys.argv[5]) if len(sys.argv) > 5 else 2
+    OPTIONS.extend(sys.argv[6:])
     if not os.access(luajit, os.X_OK):
         skip(luajit + " not built (tools/build-luajit.sh)")
     proc = subprocess.Popen([luajit, script], stdout=subprocess.DEVNULL,
@@ -172,6 +209,8 @@ def main():
         time.sleep(1)  # past start-up, and the JIT's compiling
         if mode == "exact":
             exact(ljcore, proc.pid, seconds)
+        elif mode == "below":
+            below(ljcore, proc.pid, seconds)
         elif mode == "formats":
             formats(ljcore, proc.pid, seconds)
         else:

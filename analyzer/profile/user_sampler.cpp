@@ -1,0 +1,224 @@
+#include "analyzer/profile/user_sampler.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ljcore {
+namespace {
+
+// LJ_READ of the shared walk: ctx points at the pid whose memory it reads.
+int read_remote(void *ctx, void *dst, uint64_t addr, size_t size)
+{
+	pid_t pid = *static_cast<const pid_t *>(ctx);
+	iovec local{dst, size};
+	iovec remote{reinterpret_cast<void *>(addr), size};
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(size) ? 0 : -1;
+}
+
+} // namespace
+} // namespace ljcore
+
+#define LJ_READ(ctx, dst, addr, size) ljcore::read_remote(ctx, dst, addr, size)
+#include "luajit/profile_walk.h"
+
+namespace ljcore {
+
+namespace {
+
+// How long a blocking sample waits for the thread to stop: a thread in an
+// uninterruptible sleep stops only when it wakes.
+constexpr auto stop_timeout = std::chrono::milliseconds(50);
+
+} // namespace
+
+Expected<std::unique_ptr<UserSampler>> UserSampler::open(uint32_t rate_hz, bool blocking)
+{
+	std::unique_ptr<UserSampler> s(new UserSampler);
+	s->blocking_ = blocking;
+	s->period_ = std::chrono::nanoseconds(1'000'000'000 / rate_hz);
+	s->next_ = std::chrono::steady_clock::now() + s->period_;
+	s->sample_ = std::make_unique<lj_profile_sample>();
+	return s;
+}
+
+UserSampler::~UserSampler()
+{
+	for (Thread &t : threads_) {
+		if (t.seized && !t.gone) {
+			// A stop we asked for and never saw must end first: a
+			// detach lets the thread go from any ptrace-stop.
+			if (t.stop_pending) {
+				int status;
+				for (int i = 0;
+				     i < 50 && waitpid(t.tid, &status, __WALL | WNOHANG) == 0; i++)
+					std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			}
+			ptrace(PTRACE_DETACH, t.tid, nullptr, nullptr);
+		}
+		if (t.stat_fd >= 0)
+			close(t.stat_fd);
+	}
+}
+
+Expected<void> UserSampler::add(int32_t pid, const lj_profile_vm &vm)
+{
+	Thread t;
+	t.pid = pid;
+	// The thread that runs the VM; where the analysis did not tell, the
+	// main thread (a VM found from symbols or by a scan).
+	t.tid = vm.tid ? int32_t(vm.tid) : pid;
+	t.vm = vm;
+	std::string stat =
+		"/proc/" + std::to_string(pid) + "/task/" + std::to_string(t.tid) + "/stat";
+	t.stat_fd = ::open(stat.c_str(), O_RDONLY | O_CLOEXEC);
+	if (t.stat_fd < 0)
+		return fail(stat + ": " + strerror(errno));
+	if (blocking_) {
+		// PTRACE_SEIZE does not stop the thread; each sample does.
+		if (ptrace(PTRACE_SEIZE, t.tid, nullptr, nullptr) != 0)
+			return fail("cannot ptrace thread " + std::to_string(t.tid) + ": " +
+				    strerror(errno));
+		t.seized = true;
+	}
+	threads_.push_back(t);
+	return {};
+}
+
+bool UserSampler::running(const Thread &t) const
+{
+	// The state is the first field after the command name, which is in
+	// parentheses and may hold any byte: look after the last ')'.
+	char buf[512];
+	ssize_t n = pread(t.stat_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
+bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
+{
+	if (!t.stop_pending) {
+		if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) != 0) {
+			t.gone = errno == ESRCH;
+			return false;
+		}
+		t.stop_pending = true;
+	}
+	auto deadline = std::chrono::steady_clock::now() + stop_timeout;
+	for (;;) {
+		int status;
+		pid_t got = waitpid(t.tid, &status, __WALL | WNOHANG);
+		if (got < 0 || (got == t.tid && (WIFEXITED(status) || WIFSIGNALED(status)))) {
+			t.gone = true;
+			return false;
+		}
+		if (got == t.tid && WIFSTOPPED(status)) {
+			if (status >> 16 != PTRACE_EVENT_STOP) {
+				// A signal on its way to the thread: deliver it, and
+				// keep waiting for our stop.
+				ptrace(PTRACE_CONT, t.tid, nullptr,
+				       reinterpret_cast<void *>(uintptr_t(WSTOPSIG(status))));
+				continue;
+			}
+			t.stop_pending = false;
+			if (WSTOPSIG(status) != SIGTRAP) {
+				// A group-stop (SIGSTOP from someone): the process
+				// stays stopped as it was asked to.
+				ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr);
+				return false;
+			}
+			break;
+		}
+		if (std::chrono::steady_clock::now() > deadline)
+			return false; // the stop comes later; the next tick sees it
+		std::this_thread::sleep_for(std::chrono::microseconds(50));
+	}
+	user_regs_struct r;
+	iovec iov{&r, sizeof r};
+	if (ptrace(PTRACE_GETREGSET, t.tid, NT_PRSTATUS, &iov) != 0) {
+		cont(t);
+		return false;
+	}
+	regs.user = 1;
+	regs.ip = r.rip;
+	regs.sp = r.rsp;
+	regs.rdx = r.rdx;
+	regs.rbx = r.rbx;
+	return true;
+}
+
+void UserSampler::cont(Thread &t)
+{
+	if (ptrace(PTRACE_CONT, t.tid, nullptr, nullptr) != 0 && errno == ESRCH)
+		t.gone = true;
+}
+
+void UserSampler::sample(Thread &t, lj_profile_sample &out)
+{
+	out.pid = uint32_t(t.pid);
+	out.tid = uint32_t(t.tid);
+	out.nframes = 0;
+	out.source = LJ_PROFILE_WALKED;
+	// A thread whose stop is still pending is sampled when it comes.
+	if (!t.stop_pending && !running(t)) {
+		out.source = LJ_PROFILE_OFF_CPU;
+		return;
+	}
+	lj_profile_regs regs{};
+	bool stopped = false;
+	if (blocking_) {
+		stopped = stop(t, regs);
+		if (!stopped) {
+			out.source = LJ_PROFILE_NOT_STOPPED;
+			return;
+		}
+	}
+	pid_t pid = t.pid;
+	lj_walk w{};
+	if (lj_profile_begin(&pid, &t.vm, &regs, &out, &w)) {
+		for (uint32_t i = 0; !lj_profile_step(&pid, &t.vm, &w, &out, i); i++) {
+		}
+		lj_profile_end(&w, &out);
+	}
+	if (stopped)
+		cont(t);
+}
+
+Expected<void> UserSampler::poll(int timeout_ms, const Handler &handler)
+{
+	using Clock = std::chrono::steady_clock;
+	auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
+	while (next_ <= until) {
+		std::this_thread::sleep_until(next_);
+		for (Thread &t : threads_) {
+			if (t.gone)
+				continue;
+			sample(t, *sample_);
+			handler(*sample_);
+		}
+		next_ += period_;
+		// Ticks that passed while sampling are missed, and counted.
+		auto now = Clock::now();
+		if (next_ < now) {
+			auto behind = uint64_t((now - next_) / period_) + 1;
+			missed_ += behind * threads_.size();
+			next_ += period_ * behind;
+		}
+	}
+	return {};
+}
+
+} // namespace ljcore

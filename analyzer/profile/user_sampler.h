@@ -1,0 +1,67 @@
+// The userspace backend of ljcore profile, for machines that refuse bpf()
+// (an unprivileged container): a timer at the rate and, per tick, the
+// shared sample walk (luajit/profile_walk.h) of each process's VM thread,
+// reading its memory with process_vm_readv.
+//
+// By default the process is not stopped, so its registers are unknown: a
+// sample in the interpreter is walked from L->base, the frames as of the
+// VM's last exit to C, and a sample in a trace ends in "[trace N]". With
+// blocking, each sample stops the VM thread (PTRACE_INTERRUPT) for as long
+// as its walk takes, and walks from its registers as the BPF program does.
+// Either way a thread that is not running is not walked (an idle sample),
+// as a CPU-clock event would not fire for it.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "analyzer/profile/sampler.h"
+
+struct lj_profile_regs; // luajit/profile_walk.h
+
+namespace ljcore {
+
+class UserSampler final : public Sampler {
+public:
+	static Expected<std::unique_ptr<UserSampler>> open(uint32_t rate_hz, bool blocking);
+	~UserSampler() override; // lets go of every thread it seized
+	UserSampler(const UserSampler &) = delete;
+	UserSampler &operator=(const UserSampler &) = delete;
+
+	Expected<void> add(int32_t pid, const lj_profile_vm &vm) override;
+	Expected<void> poll(int timeout_ms, const Handler &handler) override;
+	// Ticks that came while the previous ones were still being taken.
+	uint64_t dropped() const override { return missed_; }
+	const char *dropped_reason() const override { return "sampler behind its rate"; }
+	const char *backend() const override
+	{
+		return blocking_ ? "userspace, blocking" : "userspace";
+	}
+
+private:
+	struct Thread {
+		int32_t pid = 0, tid = 0;
+		lj_profile_vm vm{};
+		int stat_fd = -1;          // /proc/PID/task/TID/stat: is it running?
+		bool seized = false;       // blocking: we are its tracer
+		bool stop_pending = false; // interrupted, its stop not yet seen
+		bool gone = false;
+	};
+
+	UserSampler() = default;
+	void sample(Thread &t, lj_profile_sample &out);
+	bool running(const Thread &t) const;
+	// Blocking: stops t and reads its registers into regs.
+	bool stop(Thread &t, lj_profile_regs &regs);
+	void cont(Thread &t);
+
+	std::vector<Thread> threads_;
+	std::chrono::nanoseconds period_{};
+	std::chrono::steady_clock::time_point next_{};
+	uint64_t missed_ = 0;
+	bool blocking_ = false;
+	std::unique_ptr<lj_profile_sample> sample_; // 16 KB, reused
+};
+
+} // namespace ljcore

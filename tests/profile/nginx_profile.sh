@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# ljcore profile of a real nginx under load (Debian nginx + libnginx-mod-http-lua,
+# testdata/nginx/profile.conf: two workers, a handler in named Lua functions): given the
+# master, it samples the workers; the handler's Lua frames are named as debug.traceback
+# names them; every sample is accounted for; and every response of the request loop
+# stays correct while profiled.
+# Usage: nginx_profile.sh LJCORE [SECONDS] [PROFILE OPTION...]
+# Exit: 0 pass, 1 fail, 77 skip (no nginx module, or the kernel refuses to sample).
+set -euo pipefail
+
+ljcore=$1
+seconds=${2:-3}
+shift $(($# < 2 ? $# : 2))
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+nginx=/usr/sbin/nginx
+if [[ ! -x $nginx || ! -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]]; then
+  echo "skip: nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
+  exit 77
+fi
+command -v curl >/dev/null || { echo "skip: curl is not installed"; exit 77; }
+
+prefix=$(mktemp -d /tmp/ljcore-nginx-profile.XXXXXX)
+cleanup() {
+  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+  [[ -n ${loop:-} ]] && kill "$loop" 2>/dev/null || true
+  sleep 0.2
+  rm -rf "$prefix"
+}
+trap cleanup EXIT
+mkdir -p "$prefix/tmp"
+cp "$root/testdata/nginx/profile.conf" "$prefix/nginx.conf"
+(cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
+for _ in $(seq 50); do
+  [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge 2 ]] && break
+  sleep 0.1
+done
+master=$(cat "$prefix/nginx.pid")
+
+# The handler's answer for n, as LuaJIT computes it (doubles, exact here).
+n=200000
+want="ok $(python3 -c "
+s = 0
+for i in range(1, $n + 1): s = (s + i * i) % 1000003
+print(s)")"
+
+# Two clients request as fast as they are answered, and count wrong answers.
+request_loop() {
+  local good=0 bad=0 body
+  while [[ ! -f $prefix/stop ]]; do
+    body=$(curl -s --max-time 10 --unix-socket "$prefix/nginx.sock" "http://localhost/work?n=$n" || true)
+    if [[ $body == "$want" ]]; then good=$((good + 1)); else bad=$((bad + 1)); fi
+  done
+  echo "$good $bad" >"$prefix/responses.$BASHPID"
+}
+request_loop & loop=$!
+request_loop & loop2=$!
+sleep 0.5
+
+status=0
+"$ljcore" profile --pid "$master" --duration "$seconds" "$@" >"$prefix/folded" \
+  2>"$prefix/summary" || status=$?
+touch "$prefix/stop"
+wait "$loop" "$loop2" || true
+loop=
+cat "$prefix/summary"
+if ((status == 4)); then
+  echo "skip: the kernel refuses to sample here: $(head -1 "$prefix/summary")"
+  exit 77
+fi
+read -r good bad < <(cat "$prefix"/responses.* | awk '{g += $1; b += $2} END {print g, b}')
+echo "responses while profiled: $good right, $bad wrong"
+
+fail=()
+((status == 0 || status == 1)) || fail+=("ljcore profile exited with $status")
+((bad == 0 && good > 0)) || fail+=("the server answered $bad requests wrong, $good right")
+# Given the master, both workers are sampled.
+workers=$(pgrep -P "$master" | sort -n | tr '\n' ' ')
+for w in $workers; do
+  grep -q "processes.* $w\b" "$prefix/summary" || fail+=("worker $w was not sampled")
+done
+# The handler's frames, named as debug.traceback names them: the local functions by
+# their names, in the content_by_lua chunk (at a line, unless the userspace sampler
+# found the frame from g->jit_base, without the trace's pc).
+for fn in handle_work checksum; do
+  grep -Eq "(^|;)$fn content_by_lua\(nginx\.conf:[0-9]+\)(:[0-9]+)?(;| )" "$prefix/folded" ||
+    fail+=("no frame of $fn in the profile")
+done
+# Every sample is accounted for: the outcome lines add up to the samples taken.
+taken=$(grep -oE '[0-9]+ samples in' "$prefix/summary" | cut -d' ' -f1)
+counted=$(awk -F'\t' '/^  [0-9]+\t/ {n += $1} END {print n + 0}' "$prefix/summary")
+[[ $taken == "$counted" ]] || fail+=("the outcomes count $counted of $taken samples")
+in_handler=$(awk '/checksum content_by_lua/ {n += $NF} END {print n + 0}' "$prefix/folded")
+echo "samples in checksum: $in_handler of $taken"
+((in_handler > 0)) || fail+=("no sample in the handler's loop")
+if ((${#fail[@]})); then
+  printf 'FAIL: %s\n' "${fail[@]}"
+  head -20 "$prefix/folded"
+  exit 1
+fi
+echo "ok"
