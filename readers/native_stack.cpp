@@ -377,34 +377,64 @@ std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
 	return SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
 }
 
+namespace {
+
+// Libraries no LuaJIT lives in. A search by name looks at them last: their
+// symbol tables (and the search for their debuginfo files) cost more than
+// the rest of a backtrace, and what ljcore looks up is LuaJIT's.
+bool system_library(const char *modname)
+{
+	static constexpr std::string_view names[] = {
+		"libc.so",     "libm.so",       "ld-linux",     "libgcc_s.so", "libstdc++.so",
+		"libdl.so",    "libpthread.so", "librt.so",     "[vdso]",      "linux-vdso",
+		"libcrypt.so", "libz.so",       "libcrypto.so", "libssl.so",   "libpcre",
+	};
+	std::string base = base_name(modname);
+	for (std::string_view n : names)
+		if (base.starts_with(n))
+			return true;
+	return false;
+}
+
+struct SymbolSearch {
+	const std::string &name, &hint;
+	bool system; // this pass looks at the system libraries only
+	std::optional<SymbolInfo> found;
+};
+
+int search_module(Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr, void *arg)
+{
+	auto *s = static_cast<SymbolSearch *>(arg);
+	if (system_library(modname) != s->system)
+		return DWARF_CB_OK;
+	if (!s->hint.empty() && (!modname || !strstr(modname, s->hint.c_str())))
+		return DWARF_CB_OK;
+	int n = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *sname =
+			dwfl_module_getsym_info(mod, i, &sym, &addr, nullptr, nullptr, nullptr);
+		if (sname && s->name == sname && sym.st_shndx != SHN_UNDEF) {
+			s->found = SymbolInfo{sname, addr, sym.st_size, base_name(modname)};
+			return DWARF_CB_ABORT;
+		}
+	}
+	return DWARF_CB_OK;
+}
+
+} // namespace
+
 std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
 							const std::string &hint) const
 {
-	struct Search {
-		const std::string &name, &hint;
-		std::optional<SymbolInfo> found;
-	} search{name, hint, std::nullopt};
-	dwfl_getmodules(
-		dwfl_,
-		[](Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr, void *arg) -> int {
-			auto *s = static_cast<Search *>(arg);
-			if (!s->hint.empty() && (!modname || !strstr(modname, s->hint.c_str())))
-				return DWARF_CB_OK;
-			int n = dwfl_module_getsymtab(mod);
-			for (int i = 1; i < n; i++) {
-				GElf_Sym sym;
-				GElf_Addr addr;
-				const char *sname = dwfl_module_getsym_info(
-					mod, i, &sym, &addr, nullptr, nullptr, nullptr);
-				if (sname && s->name == sname && sym.st_shndx != SHN_UNDEF) {
-					s->found = SymbolInfo{sname, addr, sym.st_size,
-							      base_name(modname)};
-					return DWARF_CB_ABORT;
-				}
-			}
-			return DWARF_CB_OK;
-		},
-		&search, 0);
+	SymbolSearch search{name, hint, false, std::nullopt};
+	for (bool system : {false, true}) {
+		search.system = system;
+		dwfl_getmodules(dwfl_, search_module, &search, 0);
+		if (search.found)
+			break;
+	}
 	return search.found;
 }
 
