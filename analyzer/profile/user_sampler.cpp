@@ -49,6 +49,15 @@ Expected<std::unique_ptr<UserSampler>> UserSampler::open(uint32_t rate_hz, bool 
 	s->period_ = std::chrono::nanoseconds(1'000'000'000 / rate_hz);
 	s->next_ = std::chrono::steady_clock::now() + s->period_;
 	s->sample_ = std::make_unique<lj_profile_sample>();
+	if (blocking) {
+		// A traced thread's stops (a signal for it, its exit) come as
+		// SIGCHLD: blocked, so that the wait between samples can wake
+		// for them at once (sigtimedwait) and let the thread go on.
+		sigset_t chld;
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, &s->old_mask_);
+	}
 	return s;
 }
 
@@ -56,12 +65,11 @@ UserSampler::~UserSampler()
 {
 	for (Thread &t : threads_) {
 		if (t.seized && !t.gone) {
-			// A stop we asked for and never saw must end first: a
-			// detach lets the thread go from any ptrace-stop.
-			if (t.stop_pending) {
-				int status;
-				for (int i = 0;
-				     i < 50 && waitpid(t.tid, &status, __WALL | WNOHANG) == 0; i++)
+			// A stop we asked for and never saw must come first:
+			// PTRACE_DETACH needs the thread in a ptrace-stop.
+			for (int i = 0; i < 50 && t.stop_pending && !t.gone; i++) {
+				handle_events(t);
+				if (t.stop_pending)
 					std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			}
 			ptrace(PTRACE_DETACH, t.tid, nullptr, nullptr);
@@ -69,6 +77,8 @@ UserSampler::~UserSampler()
 		if (t.stat_fd >= 0)
 			close(t.stat_fd);
 	}
+	if (blocking_)
+		sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
 }
 
 Expected<void> UserSampler::add(int32_t pid, const lj_profile_vm &vm)
@@ -108,9 +118,43 @@ bool UserSampler::running(const Thread &t) const
 	return paren && paren[1] == ' ' && paren[2] == 'R';
 }
 
+void UserSampler::handle_events(Thread &t)
+{
+	// Bounded: a thread cannot stop more often than we resume it.
+	for (int i = 0; i < 16 && !t.gone; i++) {
+		int status;
+		pid_t got = waitpid(t.tid, &status, __WALL | WNOHANG);
+		if (got == 0)
+			return;
+		if (got < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+			// Reaped: its parent can now see it exit.
+			t.gone = true;
+			return;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int sig = WSTOPSIG(status);
+		if (status >> 16 != PTRACE_EVENT_STOP) {
+			// A signal on its way to the thread: deliver it.
+			ptrace(PTRACE_CONT, t.tid, nullptr,
+			       reinterpret_cast<void *>(uintptr_t(sig)));
+		} else if (sig != SIGTRAP) {
+			// A group-stop (SIGSTOP from someone): the process stays
+			// stopped as it was asked to.
+			ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr);
+		} else if (t.stop_pending) {
+			t.stop_pending = false;
+			t.stopped = true; // ours: sample it, then PTRACE_CONT
+			return;
+		} else {
+			ptrace(PTRACE_CONT, t.tid, nullptr, nullptr);
+		}
+	}
+}
+
 bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
 {
-	if (!t.stop_pending) {
+	if (!t.stop_pending && !t.stopped) {
 		if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) != 0) {
 			t.gone = errno == ESRCH;
 			return false;
@@ -118,34 +162,16 @@ bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
 		t.stop_pending = true;
 	}
 	auto deadline = std::chrono::steady_clock::now() + stop_timeout;
-	for (;;) {
-		int status;
-		pid_t got = waitpid(t.tid, &status, __WALL | WNOHANG);
-		if (got < 0 || (got == t.tid && (WIFEXITED(status) || WIFSIGNALED(status)))) {
-			t.gone = true;
-			return false;
-		}
-		if (got == t.tid && WIFSTOPPED(status)) {
-			if (status >> 16 != PTRACE_EVENT_STOP) {
-				// A signal on its way to the thread: deliver it, and
-				// keep waiting for our stop.
-				ptrace(PTRACE_CONT, t.tid, nullptr,
-				       reinterpret_cast<void *>(uintptr_t(WSTOPSIG(status))));
-				continue;
-			}
-			t.stop_pending = false;
-			if (WSTOPSIG(status) != SIGTRAP) {
-				// A group-stop (SIGSTOP from someone): the process
-				// stays stopped as it was asked to.
-				ptrace(PTRACE_LISTEN, t.tid, nullptr, nullptr);
-				return false;
-			}
+	while (!t.stopped && !t.gone) {
+		handle_events(t);
+		if (t.stopped || t.gone)
 			break;
-		}
 		if (std::chrono::steady_clock::now() > deadline)
-			return false; // the stop comes later; the next tick sees it
+			return false; // the stop comes later; a next tick samples it
 		std::this_thread::sleep_for(std::chrono::microseconds(50));
 	}
+	if (t.gone)
+		return false;
 	user_regs_struct r;
 	iovec iov{&r, sizeof r};
 	if (ptrace(PTRACE_GETREGSET, t.tid, NT_PRSTATUS, &iov) != 0) {
@@ -162,6 +188,7 @@ bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
 
 void UserSampler::cont(Thread &t)
 {
+	t.stopped = false;
 	if (ptrace(PTRACE_CONT, t.tid, nullptr, nullptr) != 0 && errno == ESRCH)
 		t.gone = true;
 }
@@ -173,18 +200,14 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 	out.nframes = 0;
 	out.source = LJ_PROFILE_WALKED;
 	// A thread whose stop is still pending is sampled when it comes.
-	if (!t.stop_pending && !running(t)) {
+	if (!t.stop_pending && !t.stopped && !running(t)) {
 		out.source = LJ_PROFILE_OFF_CPU;
 		return;
 	}
 	lj_profile_regs regs{};
-	bool stopped = false;
-	if (blocking_) {
-		stopped = stop(t, regs);
-		if (!stopped) {
-			out.source = LJ_PROFILE_NOT_STOPPED;
-			return;
-		}
+	if (blocking_ && !stop(t, regs)) {
+		out.source = t.gone ? LJ_PROFILE_OFF_CPU : LJ_PROFILE_NOT_STOPPED;
+		return;
 	}
 	pid_t pid = t.pid;
 	lj_walk w{};
@@ -193,8 +216,31 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 		}
 		lj_profile_end(&w, &out);
 	}
-	if (stopped)
+	if (blocking_)
 		cont(t);
+}
+
+void UserSampler::wait_until(std::chrono::steady_clock::time_point when)
+{
+	using Clock = std::chrono::steady_clock;
+	if (!blocking_) {
+		std::this_thread::sleep_until(when);
+		return;
+	}
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		for (Thread &t : threads_)
+			if (t.seized && !t.gone)
+				handle_events(t);
+		auto left = when - Clock::now();
+		if (left <= Clock::duration::zero())
+			return;
+		auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+		timespec ts{time_t(ns / 1'000'000'000), long(ns % 1'000'000'000)};
+		sigtimedwait(&chld, nullptr, &ts);
+	}
 }
 
 Expected<void> UserSampler::poll(int timeout_ms, const Handler &handler)
@@ -202,7 +248,7 @@ Expected<void> UserSampler::poll(int timeout_ms, const Handler &handler)
 	using Clock = std::chrono::steady_clock;
 	auto until = Clock::now() + std::chrono::milliseconds(timeout_ms);
 	while (next_ <= until) {
-		std::this_thread::sleep_until(next_);
+		wait_until(next_);
 		for (Thread &t : threads_) {
 			if (t.gone)
 				continue;
@@ -218,6 +264,8 @@ Expected<void> UserSampler::poll(int timeout_ms, const Handler &handler)
 			next_ += period_ * behind;
 		}
 	}
+	// Up to the poll's end: a traced thread's events are not left waiting.
+	wait_until(std::min(until, next_));
 	return {};
 }
 

@@ -9,10 +9,13 @@
 // blocking, each sample stops the VM thread (PTRACE_INTERRUPT) for as long
 // as its walk takes, and walks from its registers as the BPF program does.
 // Either way a thread that is not running is not walked (an idle sample),
-// as a CPU-clock event would not fire for it.
+// as a CPU-clock event would not fire for it. A seized thread's events are
+// handled as they come (SIGCHLD wakes the sampler): a signal for it is
+// delivered at once, its exit reaped so that its parent sees it.
 #pragma once
 
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <vector>
 
@@ -46,7 +49,8 @@ private:
 		int stat_fd = -1;          // /proc/PID/task/TID/stat: is it running?
 		bool seized = false;       // blocking: we are its tracer
 		bool stop_pending = false; // interrupted, its stop not yet seen
-		bool gone = false;
+		bool stopped = false;      // in our interrupt's stop, not resumed
+		bool gone = false;         // exited (and reaped, if seized)
 	};
 
 	UserSampler() = default;
@@ -55,12 +59,18 @@ private:
 	// Blocking: stops t and reads its registers into regs.
 	bool stop(Thread &t, lj_profile_regs &regs);
 	void cont(Thread &t);
+	// Blocking: what the kernel reports of a seized thread (a signal to
+	// deliver, a group-stop, its exit, our stop), handled at once.
+	void handle_events(Thread &t);
+	// Sleeps until then; blocking, it wakes for each thread's events.
+	void wait_until(std::chrono::steady_clock::time_point when);
 
 	std::vector<Thread> threads_;
 	std::chrono::nanoseconds period_{};
 	std::chrono::steady_clock::time_point next_{};
 	uint64_t missed_ = 0;
 	bool blocking_ = false;
+	sigset_t old_mask_{}; // blocking: the signal mask before SIGCHLD was blocked
 	std::unique_ptr<lj_profile_sample> sample_; // 16 KB, reused
 };
 
