@@ -2,7 +2,9 @@
 # What `ljcore profile` costs the process it samples: the wall time of a fixed amount of
 # CPU-bound Lua work (interpreted; about 4 s), alone and while profiled: BPF at 99 and
 # 999 Hz, the userspace backend at 99 Hz, and with --blocking at 99 Hz; median of RUNS
-# runs each. The process times its own work (CLOCK_MONOTONIC, through the FFI) and starts
+# runs each, taken in rounds (one run of each setting per round) so that a machine
+# whose speed drifts (a VM's neighbours) slows every setting alike. The process times its
+# own work (CLOCK_MONOTONIC and its CPU time, through the FFI and os.clock) and starts
 # it only once the profiler has found its VM and is sampling, so the profiler's start-up
 # (the pause to find the VM, loading the BPF program) is not counted: that is measured
 # apart, as the pause the profiler reports.
@@ -29,12 +31,12 @@ end
 while not io.open(os.getenv("START")) do ffi.C.usleep(10000) end
 jit.off()
 local function work(n) local s = 0 for i = 1, n do s = s + i % 3 end return s end
-local t0 = now()
+local t0, c0 = now(), os.clock()
 for _ = 1, 16000 do work(20000) end
-io.write(string.format("%.4f\n", now() - t0))
+io.write(string.format("%.4f %.4f\n", now() - t0, os.clock() - c0))
 LUA
 
-one_run() { # PROFILE OPTIONS... (none: not profiled) -> seconds of the work
+one_run() { # PROFILE OPTIONS... (none: not profiled) -> wall and CPU seconds of the work
   local start=$out/profile_start.$$ prof=
   rm -f "$start"
   START=$start "$exe" "$work" >"$out/profile_work.out" &
@@ -54,14 +56,22 @@ one_run() { # PROFILE OPTIONS... (none: not profiled) -> seconds of the work
 
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-{
-  base=
-  for config in "" "--rate 99" "--rate 999" "--rate 99 --backend userspace" \
-    "--rate 99 --backend userspace --blocking"; do
+configs=("" "--rate 99" "--rate 999" "--rate 99 --backend userspace"
+  "--rate 99 --backend userspace --blocking")
+for round in $(seq "$runs"); do
+  for i in "${!configs[@]}"; do
     # shellcheck disable=SC2086 # the options are words
-    t=$(for _ in $(seq "$runs"); do one_run $config; done | median)
-    [[ -z $base ]] && base=$t
-    awk -v l="${config:-not profiled}" -v t="$t" -v b="$base" \
-      'BEGIN { printf "%-44s median %6.3f s  %+5.1f%%\n", l, t, (t - b) * 100 / b }'
+    echo "$i $(one_run ${configs[$i]})"
+  done
+done >profile_overhead.runs
+{
+  echo "median of $runs rounds; slowdown against the unprofiled runs"
+  for i in "${!configs[@]}"; do
+    wall=$(awk -v i="$i" '$1 == i {print $2}' profile_overhead.runs | median)
+    cpu=$(awk -v i="$i" '$1 == i {print $3}' profile_overhead.runs | median)
+    ((i == 0)) && { base_wall=$wall base_cpu=$cpu; }
+    awk -v l="${configs[$i]:-not profiled}" -v w="$wall" -v c="$cpu" -v bw="$base_wall" \
+      -v bc="$base_cpu" 'BEGIN { printf "%-42s wall %6.3f s %+5.1f%%   CPU %6.3f s %+5.1f%%\n",
+        l, w, (w - bw) * 100 / bw, c, (c - bc) * 100 / bc }'
   done
 } | tee profile_overhead.txt
