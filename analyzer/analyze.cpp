@@ -17,7 +17,6 @@
 #include "analyzer/traces/trace_frames.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
-#include "luajit/bytecode.h"
 #include "readers/elf_core.h"
 #include "readers/native_stack.h"
 
@@ -238,11 +237,8 @@ void unwind_below_trace(const LuaMemory &mem, uint64_t g, uint64_t L, Arch arch,
 			std::vector<std::string> &problems)
 {
 	const lj_layout &ly = mem.layout();
-	uint32_t jloop = 0;
-	while (jloop < LJ_BC_COUNT && std::string_view(lj_bcdefs[jloop].name) != "JLOOP")
-		jloop++;
 	auto cframe = mem.value<uint64_t>(L + ly.L_cframe);
-	auto handler = mem.value<uint64_t>(g - ly.gg_g + ly.gg_dispatch + 8 * jloop);
+	auto handler = jloop_handler(mem, g);
 	if (!cframe || !handler) {
 		problems.push_back("native frames below trace code: cannot read L->cframe or the "
 				   "dispatch table");

@@ -49,6 +49,7 @@ _ljcore_command() {
 			'--duration[seconds to sample]:seconds:' \
 			'(-o --output)'{-o,--output}'[write the profile here]:file:_files' \
 			'--format[output format]:format:(folded svg speedscope pprof top)' \
+			'--native[the native frames too]' \
 			'--children[also sample its children]' \
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
 			'--blocking[userspace: stop the VM thread per sample]' ;;

@@ -212,6 +212,9 @@ int run(int argc, char **argv)
 				{"bpf", ProfileOptions::Backend::bpf},
 				{"userspace", ProfileOptions::Backend::userspace}},
 			CLI::ignore_case));
+	profile->add_flag("--native", prof.options.native,
+			  "the native frames around the Lua frames, as analyze places them "
+			  "(unwound from a copy of the stack)");
 	profile->add_flag("--blocking", prof.options.blocking,
 			  "userspace backend: stop the VM's thread for each sample, so its frames "
 			  "are exact (the default never stops it)");

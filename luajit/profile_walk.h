@@ -66,6 +66,8 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	out->bad_addr = 0;
 	out->vmstate = 0;
 	out->L = 0;
+	out->cframe = 0;
+	out->stack_len = 0;
 	if (vm->tid && vm->tid != out->tid) {
 		out->source = LJ_PROFILE_OTHER_THREAD;
 		return 0;
@@ -92,6 +94,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 		out->bad_addr = w->bad_addr;
 		return 0;
 	}
+	out->cframe = w->cframe;
 	return 1;
 }
 

@@ -205,6 +205,73 @@ const Dwfl_Thread_Callbacks given_callbacks = {
 	.thread_detach = nullptr,
 };
 
+} // namespace
+
+// unwind_sample(): the thread of a profile sample, its registers and the
+// copy of its stack; the rest of memory from the target.
+struct SampleUnwind {
+	const Memory *memory = nullptr;
+	pid_t tid = 0;
+	const ThreadRegs *regs = nullptr;
+	uint64_t stack_at = 0; // where the copy of the stack starts
+	std::span<const std::byte> stack;
+	bool listed = false;
+};
+
+namespace {
+
+pid_t sample_next_thread(Dwfl *, void *arg, void **thread_arg)
+{
+	auto *s = static_cast<SampleUnwind *>(arg);
+	if (s->listed)
+		return 0;
+	s->listed = true;
+	*thread_arg = arg;
+	return s->tid;
+}
+
+bool sample_get_thread(Dwfl *, pid_t tid, void *arg, void **thread_arg)
+{
+	*thread_arg = arg;
+	return tid == static_cast<SampleUnwind *>(arg)->tid;
+}
+
+bool sample_memory_read(Dwfl *, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	auto *s = static_cast<SampleUnwind *>(arg);
+	if (addr >= s->stack_at && addr - s->stack_at <= s->stack.size() &&
+	    s->stack.size() - (addr - s->stack_at) >= sizeof *result) {
+		memcpy(result, s->stack.data() + (addr - s->stack_at), sizeof *result);
+		return true;
+	}
+	auto v = s->memory->read_value<uint64_t>(addr);
+	if (v)
+		*result = *v;
+	return v.has_value();
+}
+
+bool sample_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	auto *s = static_cast<SampleUnwind *>(arg);
+	// x86_64: rax..r15 are DWARF 0-15, and 16 the return address column.
+	Dwarf_Word regs[17];
+	for (size_t i = 0; i < 17; i++)
+		regs[i] = s->regs->dwarf[i];
+	if (!dwfl_thread_state_registers(thread, 0, 17, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, s->regs->dwarf[16]);
+	return true;
+}
+
+const Dwfl_Thread_Callbacks sample_callbacks = {
+	.next_thread = sample_next_thread,
+	.get_thread = sample_get_thread,
+	.memory_read = sample_memory_read,
+	.set_initial_registers = sample_initial_registers,
+	.detach = nullptr,
+	.thread_detach = nullptr,
+};
+
 std::string base_name(const char *path)
 {
 	if (!path)
@@ -329,8 +396,51 @@ NativeStack NativeSession::unwind_from(int32_t tid, uint64_t pc,
 	return stack;
 }
 
+NativeStack NativeSession::unwind_sample(int32_t tid, const ThreadRegs &regs, uint64_t stack_at,
+					 std::span<const std::byte> stack) const
+{
+	NativeStack out;
+	out.tid = tid;
+	if (core_ || arch_ != Arch::x86_64) {
+		out.stop_reason = "samples are unwound on live x86_64 processes only";
+		return out;
+	}
+	if (!sample_dwfl_ && sample_error_.empty()) {
+		sample_ = std::make_unique<SampleUnwind>();
+		sample_->memory = target_;
+		sample_dwfl_ = dwfl_begin(&live_callbacks);
+		if (!sample_dwfl_)
+			sample_error_ = std::string("dwfl_begin: ") + dwfl_errmsg(-1);
+		else if (auto r = report_modules(sample_dwfl_); !r)
+			sample_error_ = r.error().message;
+		else if (!dwfl_attach_state(sample_dwfl_, nullptr, target_->process().pid,
+					    &sample_callbacks, sample_.get()))
+			sample_error_ = std::string("cannot unwind: ") + dwfl_errmsg(-1);
+	}
+	if (!sample_error_.empty()) {
+		out.stop_reason = sample_error_;
+		return out;
+	}
+	sample_->tid = tid;
+	sample_->regs = &regs;
+	sample_->stack_at = stack_at;
+	sample_->stack = stack;
+	sample_->listed = false;
+	UnwindState st{&out, this, 17};
+	dwfl_errno();
+	int r = dwfl_getthread_frames(sample_dwfl_, tid, on_frame, &st);
+	if (r != 0 && out.stop_reason.empty()) {
+		int err = dwfl_errno();
+		if (err != 0)
+			out.stop_reason = dwfl_errmsg(err);
+	}
+	return out;
+}
+
 NativeSession::~NativeSession()
 {
+	if (sample_dwfl_)
+		dwfl_end(sample_dwfl_);
 	if (dwfl_)
 		dwfl_end(dwfl_);
 	if (files_ && active_files == files_)
@@ -364,17 +474,23 @@ Dwfl_Module *NativeSession::module_at(uint64_t addr) const
 
 std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
 {
+	if (auto hit = symbols_.find(addr); hit != symbols_.end())
+		return hit->second;
+	if (symbols_.size() >= max_cached_symbols)
+		symbols_.clear();
+	std::optional<SymbolInfo> &found = symbols_[addr];
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl_, addr);
 	if (!mod)
-		return std::nullopt;
+		return found;
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr, nullptr, nullptr);
 	if (!name)
-		return std::nullopt;
+		return found;
 	const char *modname = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr,
 					       nullptr, nullptr);
-	return SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
+	found = SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
+	return found;
 }
 
 namespace {

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <elfutils/libdwfl.h>
@@ -52,6 +54,8 @@ struct SymbolInfo {
 	std::string module;
 };
 
+struct SampleUnwind; // unwind_sample()'s state, in native_stack.cpp
+
 class NativeSession {
 public:
 	static Expected<std::unique_ptr<NativeSession>> open_core(const ElfCore &core);
@@ -62,6 +66,7 @@ public:
 	NativeSession &operator=(const NativeSession &) = delete;
 
 	static constexpr size_t max_frames = 256;
+	static constexpr size_t max_cached_symbols = 1 << 16;
 	NativeStack unwind(int32_t tid) const;
 	// Unwinds thread tid on from a frame the unwinder could not step past
 	// (code without CFI, such as JIT-compiled code) given the pc and the
@@ -69,6 +74,13 @@ public:
 	// the frame below it. The CFI recovers the rest from the stack.
 	NativeStack unwind_from(int32_t tid, uint64_t pc,
 				const std::vector<std::pair<unsigned, uint64_t>> &regs) const;
+	// Unwinds a live thread as a profile sample caught it: its registers
+	// (DWARF numbers; x86_64 only) and a copy of its stack from sp, the
+	// rest of memory (code, data) read from the process now, as perf's
+	// --call-graph=dwarf does. One libdwfl session serves every sample.
+	// stack holds the memory from stack_at on.
+	NativeStack unwind_sample(int32_t tid, const ThreadRegs &regs, uint64_t stack_at,
+				  std::span<const std::byte> stack) const;
 
 	// Symbol covering addr (the pc as given, not adjusted).
 	std::optional<SymbolInfo> symbol_at(uint64_t addr) const;
@@ -93,6 +105,13 @@ private:
 	Expected<void> report_modules(Dwfl *dwfl) const;
 	bool attached_ = false;
 	std::string attach_error_;
+	// unwind_sample(): its own Dwfl (a thread state can be attached once).
+	mutable Dwfl *sample_dwfl_ = nullptr;
+	mutable std::unique_ptr<SampleUnwind> sample_;
+	mutable std::string sample_error_;
+	// symbol_at() answers, by address: a profile asks for the same pcs
+	// again and again, and each costs a pass over a symbol table.
+	mutable std::unordered_map<uint64_t, std::optional<SymbolInfo>> symbols_;
 };
 
 } // namespace ljcore

@@ -12,6 +12,7 @@
 #include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/profile/bpf_sampler.h"
+#include "analyzer/profile/native_frames.h"
 #include "analyzer/profile/user_sampler.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/stack/lua_symbolize.h"
@@ -93,6 +94,8 @@ struct Tally {
 	uint64_t samples = 0;
 	std::map<std::string, std::pair<uint64_t, bool>> outcomes; // count, failure
 	std::map<std::vector<ProfileFrame>, uint64_t> stacks;
+	// --native: samples left with their Lua frames only, by why.
+	std::map<std::string, uint64_t> without_native;
 
 	void count(const std::string &outcome, bool failure, uint64_t n = 1)
 	{
@@ -114,9 +117,11 @@ struct Tally {
 // Names the samples of one process's VM.
 class Collector {
 public:
+	// native: the process's unwinder, for --native; nullptr without.
 	Collector(Tally &tally, const LuaMemory &mem, uint64_t g, unsigned vmstates,
-		  CodeSymbolizer symbolize)
-	    : tally_(tally), mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize))
+		  CodeSymbolizer symbolize, const NativeSession *native)
+	    : tally_(tally), mem_(mem), g_(g), vmstates_(vmstates),
+	      symbolize_(std::move(symbolize)), native_(native)
 	{
 	}
 
@@ -142,6 +147,7 @@ private:
 	TraceSet traces_;
 	std::map<FrameKey, ProfileFrame> names_;
 	CodeSymbolizer symbolize_;
+	const NativeSession *native_;
 };
 
 // What names a function's frames: its prototype's address, chunk name,
@@ -286,6 +292,23 @@ void Collector::add(const lj_profile_sample &s)
 	if (s.truncated)
 		frames.push_back({ProfileFrameKind::truncated, "", "", -1, -1, 0});
 	name(raw, frames);
+	if (native_) {
+		// frames[] is root first; the mix takes the Lua frames innermost first.
+		std::vector<ProfileFrame> lua(frames.rbegin(), frames.rend());
+		if (s.truncated)
+			lua.pop_back();
+		std::vector<ProfileFrame> mixed;
+		std::string why;
+		if (mix_native_frames(*native_, mem_.memory(), mem_.layout(), g_, s, raw, ninlined,
+				      lua, mixed, why)) {
+			if (s.truncated)
+				mixed.insert(mixed.begin(),
+					     {ProfileFrameKind::truncated, "", "", -1, -1, 0});
+			frames = std::move(mixed);
+		} else {
+			tally_.without_native[why]++;
+		}
+	}
 	std::string what = activity(state);
 	// In the interpreter without its registers (a sample in the kernel, or
 	// the userspace sampler not stopping the thread), the walk started at
@@ -399,6 +422,9 @@ std::expected<std::unique_ptr<Sampler>, ProfileError> open_sampler(const Profile
 				ProfileError{ProfileFailure::no_sampler, bpf.error().message});
 		p.notes.push_back(bpf.error().message + "; sampling from userspace instead");
 	}
+	if (o.native && !o.blocking)
+		p.notes.push_back("--native needs the sampled thread's registers: the BPF backend, "
+				  "or the userspace one with --blocking");
 	auto user = UserSampler::open(o.rate_hz, o.blocking);
 	if (!user)
 		return std::unexpected(
@@ -455,8 +481,10 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 			}
 			return at->second;
 		};
-		proc->collect = std::make_unique<Collector>(tally, *proc->mem, proc->config.g,
-							    proc->layout.vmstates, symbolize);
+		proc->config.native = o.native;
+		proc->collect = std::make_unique<Collector>(
+			tally, *proc->mem, proc->config.g, proc->layout.vmstates, symbolize,
+			o.native ? proc->live.native.get() : nullptr);
 		by_pid[uint32_t(proc->pid)] = proc->collect.get();
 		if (auto r = (*sampler)->add(proc->pid, proc->config); !r)
 			return std::unexpected(
@@ -495,6 +523,9 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		p.outcomes.push_back({outcome, n.first, n.second});
 	for (auto &[frames, n] : tally.stacks)
 		p.stacks.push_back({frames, n});
+	for (auto &[why, n] : tally.without_native)
+		p.notes.push_back("--native: " + std::to_string(n) +
+				  " samples without native frames: " + why);
 	return p;
 }
 

@@ -20,6 +20,8 @@ struct ProfileOptions {
 	bool blocking = false;
 	// Also sample pid's children (on by itself for an nginx master).
 	bool children = false;
+	// The native frames around the Lua frames of each sample.
+	bool native = false;
 	// Polled a few times a second: true ends the profile early (Ctrl-C).
 	std::function<bool()> stop;
 	// Called a few times a second with the samples so far.

@@ -65,14 +65,18 @@ UserSampler::~UserSampler()
 {
 	for (Thread &t : threads_) {
 		if (t.seized && !t.gone) {
-			// A stop we asked for and never saw must come first:
-			// PTRACE_DETACH needs the thread in a ptrace-stop.
+			// PTRACE_DETACH needs the thread in a ptrace-stop: one
+			// more interrupt, unless one is already on its way.
+			if (!t.stopped && !t.stop_pending &&
+			    ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) == 0)
+				t.stop_pending = true;
 			for (int i = 0; i < 50 && t.stop_pending && !t.gone; i++) {
 				handle_events(t);
 				if (t.stop_pending)
 					std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			}
-			ptrace(PTRACE_DETACH, t.tid, nullptr, nullptr);
+			if (!t.gone)
+				ptrace(PTRACE_DETACH, t.tid, nullptr, nullptr);
 		}
 		if (t.stat_fd >= 0)
 			close(t.stat_fd);
@@ -96,23 +100,29 @@ Expected<void> UserSampler::add(int32_t pid, const lj_profile_vm &vm)
 		return fail(stat + ": " + strerror(errno));
 	if (blocking_) {
 		// PTRACE_SEIZE does not stop the thread; each sample does.
-		if (ptrace(PTRACE_SEIZE, t.tid, nullptr, nullptr) != 0)
+		if (ptrace(PTRACE_SEIZE, t.tid, nullptr, nullptr) != 0) {
+			int err = errno;
+			close(t.stat_fd);
 			return fail("cannot ptrace thread " + std::to_string(t.tid) + ": " +
-				    strerror(errno));
+				    strerror(err));
+		}
 		t.seized = true;
 	}
 	threads_.push_back(t);
 	return {};
 }
 
-bool UserSampler::running(const Thread &t) const
+bool UserSampler::running(Thread &t)
 {
 	// The state is the first field after the command name, which is in
 	// parentheses and may hold any byte: look after the last ')'.
 	char buf[512];
 	ssize_t n = pread(t.stat_fd, buf, sizeof buf - 1, 0);
-	if (n <= 0)
+	if (n <= 0) {
+		// The thread is gone (a seized one is reaped by handle_events).
+		t.gone = !t.seized && n < 0 && errno == ESRCH;
 		return false;
+	}
 	buf[n] = 0;
 	const char *paren = strrchr(buf, ')');
 	return paren && paren[1] == ' ' && paren[2] == 'R';
@@ -152,7 +162,7 @@ void UserSampler::handle_events(Thread &t)
 	}
 }
 
-bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
+bool UserSampler::stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out)
 {
 	if (!t.stop_pending && !t.stopped) {
 		if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) != 0) {
@@ -183,7 +193,23 @@ bool UserSampler::stop(Thread &t, lj_profile_regs &regs)
 	regs.sp = r.rsp;
 	regs.rdx = r.rdx;
 	regs.rbx = r.rbx;
+	if (t.vm.native)
+		copy_native(t, r, out);
 	return true;
+}
+
+void UserSampler::copy_native(const Thread &t, const user_regs_struct &r, lj_profile_sample &out)
+{
+	// In DWARF order, as the BPF program copies them.
+	const uint64_t dwarf[LJ_PROFILE_NREGS] = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi,
+						  r.rbp, r.rsp, r.r8,  r.r9,  r.r10, r.r11,
+						  r.r12, r.r13, r.r14, r.r15, r.rip};
+	memcpy(out.regs, dwarf, sizeof dwarf);
+	iovec local{out.stack, LJ_PROFILE_STACK_BYTES};
+	iovec remote{reinterpret_cast<void *>(r.rsp), LJ_PROFILE_STACK_BYTES};
+	// A read that runs past the stack's top stops there.
+	ssize_t n = process_vm_readv(t.pid, &local, 1, &remote, 1, 0);
+	out.stack_len = n > 0 ? uint32_t(n) : 0;
 }
 
 void UserSampler::cont(Thread &t)
@@ -205,17 +231,20 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 		return;
 	}
 	lj_profile_regs regs{};
-	if (blocking_ && !stop(t, regs)) {
+	out.stack_len = 0;
+	if (blocking_ && !stop(t, regs, out)) {
 		out.source = t.gone ? LJ_PROFILE_OFF_CPU : LJ_PROFILE_NOT_STOPPED;
 		return;
 	}
 	pid_t pid = t.pid;
 	lj_walk w{};
+	uint32_t copied = out.stack_len; // lj_profile_begin() clears it
 	if (lj_profile_begin(&pid, &t.vm, &regs, &out, &w)) {
 		for (uint32_t i = 0; !lj_profile_step(&pid, &t.vm, &w, &out, i); i++) {
 		}
 		lj_profile_end(&w, &out);
 	}
+	out.stack_len = copied;
 	if (blocking_)
 		cont(t);
 }

@@ -1,8 +1,10 @@
 #include "analyzer/stack/lua_runs.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "analyzer/stack/lua_symbolize.h"
+#include "luajit/bytecode.h"
 
 namespace ljcore {
 
@@ -82,6 +84,16 @@ int sp_register(Arch arch)
 // top, leaving a C frame whenever a frame owned one, and skipping C frames
 // of lua_cpcall that hold no Lua frame (negative nres: they record how
 // much stack was in use when they were entered).
+std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g)
+{
+	const lj_layout &ly = mem.layout();
+	uint32_t jloop = 0;
+	while (jloop < LJ_BC_COUNT && std::string_view(lj_bcdefs[jloop].name) != "JLOOP")
+		jloop++;
+	auto handler = mem.value<uint64_t>(g - ly.gg_g + ly.gg_dispatch + 8 * jloop);
+	return handler ? std::optional(*handler) : std::nullopt;
+}
+
 FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
 {
 	const lj_layout &ly = mem.layout();

@@ -35,6 +35,12 @@ void place_lua_runs(std::vector<ThreadResult> &threads, const std::vector<Native
 // insert per run, which took minutes for 100 000 coroutines.
 void order_lua_runs(std::vector<ThreadResult> &threads);
 
+// Where native unwinding goes on below a trace's machine code, which has no
+// CFI: the trace runs on the C frame of the interpreter that entered it, so
+// at the interpreter's JLOOP handler (dispatch[BC_JLOOP] in GG_State) with
+// the stack pointer at L->cframe. The handler's address, if readable.
+std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g);
+
 // lua_States of the VM g, other than those in `known`, that a VM entry on
 // some native stack runs, innermost first: coroutines waiting in
 // coroutine.resume for the running one, or states a C host entered. A

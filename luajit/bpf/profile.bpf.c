@@ -51,6 +51,39 @@ static long walk_step(__u32 i, void *arg)
 	return lj_profile_step(0, st->vm, &st->w, st->out, i);
 }
 
+/* --native: the user registers, and as much of the stack above sp as can
+ * be read, in halving sizes (a read fails whole past the stack's top). */
+static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sample *out)
+{
+	__u64 sp = ctx->regs.rsp;
+
+	out->regs[0] = ctx->regs.rax;
+	out->regs[1] = ctx->regs.rdx;
+	out->regs[2] = ctx->regs.rcx;
+	out->regs[3] = ctx->regs.rbx;
+	out->regs[4] = ctx->regs.rsi;
+	out->regs[5] = ctx->regs.rdi;
+	out->regs[6] = ctx->regs.rbp;
+	out->regs[7] = sp;
+	out->regs[8] = ctx->regs.r8;
+	out->regs[9] = ctx->regs.r9;
+	out->regs[10] = ctx->regs.r10;
+	out->regs[11] = ctx->regs.r11;
+	out->regs[12] = ctx->regs.r12;
+	out->regs[13] = ctx->regs.r13;
+	out->regs[14] = ctx->regs.r14;
+	out->regs[15] = ctx->regs.r15;
+	out->regs[16] = ctx->regs.rip;
+	if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES, (void *)sp) == 0)
+		out->stack_len = LJ_PROFILE_STACK_BYTES;
+	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 2, (void *)sp) == 0)
+		out->stack_len = LJ_PROFILE_STACK_BYTES / 2;
+	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 4, (void *)sp) == 0)
+		out->stack_len = LJ_PROFILE_STACK_BYTES / 4;
+	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 8, (void *)sp) == 0)
+		out->stack_len = LJ_PROFILE_STACK_BYTES / 8;
+}
+
 SEC("perf_event")
 int sample_lua(struct bpf_perf_event_data *ctx)
 {
@@ -87,6 +120,8 @@ int sample_lua(struct bpf_perf_event_data *ctx)
 		bpf_loop(LJ_PROFILE_MAX_FRAMES, walk_step, &st, 0);
 		lj_profile_end(&st.w, out);
 	}
+	if (vm->native && regs.user)
+		copy_native(ctx, out);
 	bpf_ringbuf_submit(out, 0);
 	return 0;
 }

@@ -12,12 +12,18 @@
 /* Lua frames walked per sample; a deeper stack is marked truncated. */
 #define LJ_PROFILE_MAX_FRAMES 512
 
+/* --native: the user registers (x86_64 DWARF numbers 0-16: rax, rdx, rcx,
+ * rbx, rsi, rdi, rbp, rsp, r8-r15, rip) and up to this much of the user
+ * stack from sp, which userspace unwinds as perf --call-graph=dwarf does. */
+#define LJ_PROFILE_NREGS 17
+#define LJ_PROFILE_STACK_BYTES 8192
+
 /* One per profiled process, keyed by its tgid. */
 struct lj_profile_vm {
 	struct lj_layout layout; /* its name pointer is not used */
 	u64 g;                   /* global_State * */
 	u32 tid;                 /* the thread that runs the VM, 0: any */
-	u32 pad;
+	u32 native;              /* copy registers and stack for --native */
 };
 
 /* struct lj_frame less what naming does not need. */
@@ -52,7 +58,13 @@ struct lj_profile_sample {
 			* helper a trace called (lj_vm_modi, ...) */
 	u64 L;         /* the coroutine walked */
 	u64 bad_addr;  /* where a failed walk could not read */
+	u64 cframe;    /* L->cframe, for placing the Lua frames among native ones */
 	struct lj_profile_frame frames[LJ_PROFILE_MAX_FRAMES];
+	/* --native only: stack_len 0 when nothing could be copied. */
+	u64 regs[LJ_PROFILE_NREGS];
+	u32 stack_len;
+	u32 pad;
+	u8 stack[LJ_PROFILE_STACK_BYTES];
 };
 
 #endif

@@ -3,6 +3,11 @@
 Usage: profile_compare.py LJCORE LUAJIT SCRIPT MODE [SECONDS [PROFILE OPTION...]]
   MODE exact: SCRIPT spins forever in one Lua stack whose every frame stays on one line;
     at least 95% of the samples must carry exactly the frames bt --pid prints.
+  MODE native: as exact with --native: the frames, native and Lua, from the root to the
+    innermost Lua frame must be those ljcore analyze --pid gives, in its order (an
+    interpreter frame is named by the bytecode it runs, so any lj_BC_/lj_vm_/lj_ff_ frame
+    counts as the same; what runs above the innermost Lua frame, a bytecode handler, a
+    helper or the trace's code, changes from one instant to the next).
   MODE below: as exact, for a sampler that does not stop the process (--backend userspace):
     the frames it walks from L->base or g->jit_base are those bt --pid prints below the
     running one (names and files; the lines are the VM's last exit's). At least 95% of the
@@ -79,6 +84,58 @@ def exact(ljcore, pid, seconds):
     if total < 20 or same < 0.95 * total:
         for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
             print("  %5d  %s" % (n, ";".join(s)[-300:]))
+        sys.exit("FAIL: fewer than 95% exact")
+
+
+def native_label(f):
+    """A native frame of analyze --json as the profile labels it."""
+    name = f.get("function") or ""
+    if re.match(r"lj_(BC|vm|ff)_", name):
+        return "[VM]"
+    if name:
+        return name
+    return "[%s]" % (f.get("module") or "unknown")
+
+
+def mixed_expected(ljcore, pid):
+    """The VM thread's mixed stack, root first, as analyze --pid --json places it."""
+    a = json.loads(subprocess.run([ljcore, "analyze", "--json", "--pid", str(pid)],
+                                  capture_output=True, timeout=60).stdout)
+    lua = a["vms"][0]["stack"]["frames"]
+    thread = next(t for t in a["threads"] if t.get("lua_runs"))
+    runs = {}
+    for r in thread["lua_runs"]:
+        runs.setdefault(r["native_frame"], []).append(r)
+    out = []
+    for j in range(len(thread["frames"]) - 1, -1, -1):
+        out.append(native_label(thread["frames"][j]))
+        for r in sorted(runs.get(j, []), key=lambda r: -r["first_level"]):
+            first, n = r["first_level"], r["count"]
+            out.extend(label(f) for f in reversed(lua[first:first + n]))
+    return out
+
+
+def to_innermost_lua(frames):
+    """Root first, up to the innermost Lua (or [C]) frame."""
+    lua = [i for i, f in enumerate(frames) if re.search(r"\.lua:\d+$|^\[C\] ", f)]
+    return frames[:lua[-1] + 1] if lua else frames
+
+
+def native(ljcore, pid, seconds):
+    want = to_innermost_lua(mixed_expected(ljcore, pid))
+    stacks = profile(ljcore, pid, seconds)
+    total = sum(n for _, n in stacks)
+    same = 0
+    for s, n in stacks:
+        got = ["[VM]" if re.match(r"lj_(BC|vm|ff)_", f) else f for f in s]
+        if to_innermost_lua(got) == want:
+            same += n
+    print("analyze --pid: %d frames: %s" % (len(want), ";".join(want)[-300:]))
+    print("%d of %d samples (%.1f%%) carry exactly those frames" %
+          (same, total, 100.0 * same / max(total, 1)))
+    if total < 20 or same < 0.95 * total:
+        for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
+            print("  %5d  %s" % (n, ";".join(s)[-400:]))
         sys.exit("FAIL: fewer than 95% exact")
 
 
@@ -209,6 +266,8 @@ def main():
         time.sleep(1)  # past start-up, and the JIT's compiling
         if mode == "exact":
             exact(ljcore, proc.pid, seconds)
+        elif mode == "native":
+            native(ljcore, proc.pid, seconds)
         elif mode == "below":
             below(ljcore, proc.pid, seconds)
         elif mode == "formats":

@@ -1,0 +1,175 @@
+#include "analyzer/profile/native_frames.h"
+
+#include <cstring>
+#include <optional>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/stack/lua_runs.h"
+
+namespace ljcore {
+
+namespace {
+
+// The process's memory as the sample saw it where the sample kept a copy:
+// the stack from sp, and L->cframe (the C frame chain starts there, and
+// the process has moved on since).
+class SampleMemory final : public Memory {
+public:
+	SampleMemory(const Memory &process, const lj_profile_sample &s, uint64_t cframe_at)
+	    : process_(process), sp_(s.regs[7]),
+	      stack_(reinterpret_cast<const std::byte *>(s.stack),
+		     std::min<size_t>(s.stack_len, LJ_PROFILE_STACK_BYTES)),
+	      cframe_at_(cframe_at), cframe_(s.cframe)
+	{
+	}
+
+	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override
+	{
+		if (addr >= sp_ && addr - sp_ <= stack_.size() &&
+		    stack_.size() - (addr - sp_) >= out.size()) {
+			memcpy(out.data(), stack_.data() + (addr - sp_), out.size());
+			return {};
+		}
+		if (addr == cframe_at_ && out.size() == sizeof cframe_) {
+			memcpy(out.data(), &cframe_, sizeof cframe_);
+			return {};
+		}
+		return process_.read(addr, out);
+	}
+
+private:
+	const Memory &process_;
+	uint64_t sp_;
+	std::span<const std::byte> stack_;
+	uint64_t cframe_at_;
+	uint64_t cframe_;
+};
+
+ProfileFrame native_frame(const NativeFrame &f)
+{
+	ProfileFrame p;
+	p.kind = ProfileFrameKind::native;
+	p.name = f.function;
+	p.file = f.module.empty() && f.function.empty() ? "unknown" : f.module;
+	return p;
+}
+
+// A sample in a trace: libdwfl stops at its machine code (no CFI) and goes
+// on from the interpreter's C frame, as the crash path does
+// (jloop_handler()).
+void unwind_below_trace(const NativeSession &native, const LuaMemory &mem, uint64_t g,
+			const lj_profile_sample &s, const ThreadRegs &regs,
+			std::span<const std::byte> copy, NativeStack &stack)
+{
+	// The trace's own frame: the first in no module (a helper it called,
+	// lj_vm_modi say, may be above it).
+	size_t k = 0;
+	while (k < stack.frames.size() &&
+	       !(stack.frames[k].module.empty() && stack.frames[k].function.empty()))
+		k++;
+	auto handler = jloop_handler(mem, g);
+	if (k == stack.frames.size() || !handler || !s.cframe)
+		return;
+	ThreadRegs below = regs;
+	below.dwarf[7] = below.sp = s.cframe;
+	below.dwarf[16] = below.pc = *handler;
+	NativeStack rest = native.unwind_sample(int32_t(s.tid), below, s.regs[7], copy);
+	if (rest.frames.empty())
+		return;
+	stack.frames.resize(k + 1);
+	stack.frames[k].module = "JIT code";
+	for (NativeFrame &f : rest.frames)
+		stack.frames.push_back(std::move(f));
+}
+
+} // namespace
+
+bool mix_native_frames(const NativeSession &native, const Memory &process, const lj_layout &ly,
+		       uint64_t g, const lj_profile_sample &s, const std::vector<WalkedFrame> &raw,
+		       size_t ninlined, const std::vector<ProfileFrame> &lua,
+		       std::vector<ProfileFrame> &out, std::string &why)
+{
+	if (s.stack_len == 0) {
+		why = "no registers or stack copied";
+		return false;
+	}
+	ThreadRegs regs;
+	for (size_t i = 0; i < LJ_PROFILE_NREGS; i++)
+		regs.dwarf[i] = s.regs[i];
+	regs.pc = s.regs[16];
+	regs.sp = s.regs[7];
+	std::span copy(reinterpret_cast<const std::byte *>(s.stack),
+		       std::min<size_t>(s.stack_len, LJ_PROFILE_STACK_BYTES));
+	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, s.regs[7], copy);
+	SampleMemory mem(process, s, s.L + ly.L_cframe);
+	LuaMemory lmem(mem, ly);
+	if (s.vmstate > 0)
+		unwind_below_trace(native, lmem, g, s, regs, copy, stack);
+	if (stack.frames.empty()) {
+		why = "native unwinding failed: " + stack.stop_reason;
+		return false;
+	}
+
+	if (lua.empty()) {
+		out.clear();
+		for (size_t j = stack.frames.size(); j-- > 0;)
+			out.push_back(native_frame(stack.frames[j]));
+		return true;
+	}
+	// The C frame of each Lua frame, by the crash path's own logic.
+	std::vector<uint64_t> cframe;
+	{
+		LuaStack ls;
+		ls.L = s.L;
+		for (size_t i = 0; i < raw.size(); i++) {
+			LuaFrame f;
+			f.slot = raw[i].slot;
+			f.level = uint32_t(i);
+			f.inlined = i < ninlined;
+			ls.frames.push_back(f);
+		}
+		cframe = frame_cframes(lmem, ls).cframe;
+	}
+	// Each Lua frame at the innermost native frame whose sp is its C frame.
+	constexpr size_t unplaced = SIZE_MAX;
+	std::vector<size_t> at(lua.size(), unplaced);
+	bool any = false;
+	for (size_t i = 0; i < lua.size() && i < cframe.size(); i++) {
+		for (size_t j = 0; cframe[i] && j < stack.frames.size(); j++) {
+			const NativeFrame &nf = stack.frames[j];
+			if (nf.has_reg(7) && nf.regs.dwarf[7] == cframe[i]) {
+				at[i] = j;
+				any = true;
+				break;
+			}
+		}
+	}
+	if (!any) {
+		why = "no native frame runs the Lua frames";
+		return false;
+	}
+	// A frame whose C frame could not be matched runs where the frame
+	// inside it runs (a Lua call does not change the C frame).
+	for (size_t i = 0; i < at.size(); i++)
+		if (at[i] == unplaced)
+			at[i] = i > 0 ? at[i - 1] : unplaced;
+	for (size_t i = at.size(); i-- > 0;)
+		if (at[i] == unplaced)
+			at[i] = i + 1 < at.size() ? at[i + 1] : 0;
+	// Root first: native frames from the outermost in, each followed by
+	// the Lua frames it runs, outermost first; Lua frames never change
+	// their order.
+	std::vector<ProfileFrame> mixed;
+	size_t next = lua.size(); // lua[] is innermost first
+	for (size_t j = stack.frames.size(); j-- > 0;) {
+		mixed.push_back(native_frame(stack.frames[j]));
+		while (next > 0 && at[next - 1] >= j)
+			mixed.push_back(lua[--next]);
+	}
+	while (next > 0)
+		mixed.push_back(lua[--next]);
+	out = std::move(mixed);
+	return true;
+}
+
+} // namespace ljcore
