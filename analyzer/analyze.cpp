@@ -295,11 +295,12 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 	const auto &layouts = layout_set.order;
 	for (auto *ly : layouts)
 		a.evidence.push_back(std::string("layout candidate: ") + ly->name);
-	auto vms = find_vms(target, target.arch(), native, stacks, layouts, a.evidence);
+	std::optional<Rejection> closest;
+	auto vms = find_vms(target, target.arch(), native, stacks, layouts, a.evidence, closest);
 	if (options.scan == ScanMode::always ||
 	    (options.scan == ScanMode::automatic && vms.empty())) {
 		size_t before = vms.size();
-		for (auto &c : scan_for_vms(target, layouts)) {
+		for (auto &c : scan_for_vms(target, layouts, closest)) {
 			uint64_t g = c.g;
 			if (!add_candidate(vms, std::move(c)))
 				for (auto &v : vms)
@@ -309,14 +310,29 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		a.evidence.push_back("memory scan: " + std::to_string(vms.size() - before) +
 				     " more VM(s)");
 	}
-	if (vms.empty())
+	if (vms.empty()) {
+		// The candidate that got furthest says what to look at: a
+		// layout that is nearly right, or a VM a crash damaged.
+		std::string nearest;
+		if (closest) {
+			nearest = "; the closest candidate, g " + luajit_pointer(closest->g) +
+				  " (" + closest->layout + "), failed: " + closest->failed;
+			std::string passed;
+			for (auto &c : closest->passed)
+				passed += (passed.empty() ? "" : ", ") + c;
+			a.evidence.push_back("closest candidate: g " + luajit_pointer(closest->g) +
+					     ", " + closest->found_by + ", layout " +
+					     closest->layout + ": passed " + passed +
+					     "; failed: " + closest->failed);
+		}
 		a.problems.push_back("no LuaJIT VM found: tried the VM register at every "
 				     "native frame, the symbol globalL" +
 				     std::string(options.scan == ScanMode::never
 							 ? ""
 							 : " and a scan of writable memory") +
-				     ", with " + std::to_string(layouts.size()) +
-				     " layouts (--explain tells more)");
+				     ", with " + std::to_string(layouts.size()) + " layouts" +
+				     nearest + " (--explain tells more)");
+	}
 
 	// Remembered: a symbol lookup costs a search of the module's symbol
 	// table, and every coroutine's stack names the same few C functions

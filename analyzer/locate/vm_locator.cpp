@@ -86,37 +86,55 @@ bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
 
 } // namespace
 
-Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by)
+void note_rejection(std::optional<Rejection> &closest, Rejection r)
+{
+	if (!closest || r.passed.size() > closest->passed.size())
+		closest = std::move(r);
+}
+
+Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by,
+					 std::optional<Rejection> *closest)
 {
 	const lj_layout &ly = mem.layout();
 	std::vector<std::string> checks;
+	// What refuses g; a refusal past the first check is worth keeping.
+	auto refuse = [&](std::string why) -> Expected<VmCandidate> {
+		if (closest && !checks.empty())
+			note_rejection(*closest,
+				       Rejection{g, ly.name ? ly.name : "", found_by, checks, why});
+		return fail(why);
+	};
 	auto main = mem.ref(g + ly.g_mainthref);
 	if (!main)
-		return fail("g->mainthref unreadable: " + main.error().reason);
+		return refuse("g->mainthref unreadable: " + main.error().reason);
 	if (*main != g - ly.gg_g)
-		return fail("g->mainthref " + hex(*main) + " is not the lua_State in front of g");
+		return refuse("g->mainthref " + hex(*main) + " is not the lua_State in front of g");
+	// Not one of the checks a VM lists: a scan for VMs looks only where
+	// it holds.
+	checks.push_back("mainthref is the lua_State in front of g");
 	auto main_g = mem.ref(*main + ly.L_glref);
 	if (!main_g || *main_g != g)
-		return fail("G(mainthread) != g");
+		return refuse("G(mainthread) != g");
 	checks.push_back("G(mainthread) == g");
 	auto gct = mem.gct(g + ly.g_strempty);
 	auto len = mem.value<uint32_t>(g + ly.g_strempty + ly.str_len);
 	if (!gct || *gct != LJ_TSTR || !len || *len != 0)
-		return fail("g->strempty is not an empty string");
+		return refuse("g->strempty is not an empty string");
 	checks.push_back("strempty is an empty GCstr");
 	auto main_gct = mem.gct(*main);
 	if (!main_gct || *main_gct != LJ_TTHREAD)
-		return fail("mainthread is not a thread object");
+		return refuse("mainthread is not a thread object");
 	checks.push_back("mainthread is a thread");
 	auto cur = mem.ref(g + ly.g_cur_L);
 	if (!cur)
-		return fail("g->cur_L unreadable: " + cur.error().reason);
+		return refuse("g->cur_L unreadable: " + cur.error().reason);
 	if (*cur) {
 		auto cur_g = mem.ref(*cur + ly.L_glref);
 		if (!cur_g || *cur_g != g)
-			return fail("G(g->cur_L) != g");
+			return refuse("G(g->cur_L) != g");
 		checks.push_back("G(cur_L) == g");
 	}
+	checks.erase(checks.begin()); // the scan's own condition, not listed
 	VmCandidate c;
 	c.g = g;
 	c.layout = &ly;
@@ -153,7 +171,8 @@ bool settled(const std::vector<VmCandidate> &found, uint64_t g)
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
-				  std::vector<std::string> &evidence)
+				  std::vector<std::string> &evidence,
+				  std::optional<Rejection> &closest)
 {
 	std::vector<VmCandidate> found;
 	const int reg = vm_register(arch);
@@ -183,7 +202,8 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 							(f.function.empty() ? ""
 									    : " " + f.function) +
 							" of thread " +
-							std::to_string(stacks[t].tid));
+							std::to_string(stacks[t].tid),
+						&closest);
 					if (!c) {
 						// Frames outside the VM only pass the
 						// register on: their misses are noise.
@@ -228,7 +248,8 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 						c.checks.push_back("also found by symbol globalL");
 				break;
 			}
-			auto c = check_global_state(mem, *g, "symbol globalL in " + sym->module);
+			auto c = check_global_state(mem, *g, "symbol globalL in " + sym->module,
+						    &closest);
 			if (!c) {
 				evidence.push_back("symbol globalL, layout " +
 						   std::string(ly->name) + ": g " + hex(*g) +

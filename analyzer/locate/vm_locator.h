@@ -24,11 +24,26 @@ struct VmCandidate {
 	std::optional<size_t> thread, frame;
 };
 
+// A g that check_global_state() refused, and how far it got: what
+// --explain shows as the closest candidate when no VM is found.
+struct Rejection {
+	uint64_t g = 0;
+	std::string layout, found_by;
+	std::vector<std::string> passed; // the checks it passed, in order
+	std::string failed;              // the one it failed
+};
+
+// Keeps in closest the rejection that passed the most checks (the first
+// of those that passed as many).
+void note_rejection(std::optional<Rejection> &closest, Rejection r);
+
 // A global_State is accepted only when it is consistent with itself:
 // G(mainthread) == g, mainthread sits right before g in GG_State,
 // strempty is an empty string, and G(cur_L) == g. The candidate has the
-// checks passed and whether its dispatch table checks out.
-Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by);
+// checks passed and whether its dispatch table checks out. A refused one
+// goes to closest (when given) if it got further than the one there.
+Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by,
+					 std::optional<Rejection> *closest = nullptr);
 
 // Adds c to found unless its g is there already, in which case c replaces
 // that one only if it has the better layout (dispatch_ok where the other
@@ -45,11 +60,13 @@ int vm_register(Arch arch);
 
 // Candidates from the VM register at every native frame (callee-saved,
 // so recovered by CFI even below C code) and from the `globalL` symbol.
-// Why candidates were rejected goes to evidence (for --explain).
+// Why candidates were rejected goes to evidence (for --explain), the one
+// that got furthest to closest.
 std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
-				  std::vector<std::string> &evidence);
+				  std::vector<std::string> &evidence,
+				  std::optional<Rejection> &closest);
 
 // g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0), in
 // a build with the given number of VM states (lj_layout.vmstates).

@@ -5,7 +5,8 @@
 namespace ljcore {
 
 std::vector<VmCandidate> scan_for_vms(const Target &target,
-				      const std::vector<const lj_layout *> &layouts)
+				      const std::vector<const lj_layout *> &layouts,
+				      std::optional<Rejection> &closest)
 {
 	std::vector<VmCandidate> found;
 	target.visit_writable([&](uint64_t vaddr, std::span<const std::byte> bytes) {
@@ -26,8 +27,8 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 					memcpy(&main, bytes.data() + off + field, sizeof main);
 					if (main != Ref(g - ly->gg_g) || settled(found, g))
 						continue;
-					auto c = check_global_state(mem, g,
-								    "scan of writable memory");
+					auto c = check_global_state(
+						mem, g, "scan of writable memory", &closest);
 					if (!c)
 						continue;
 					add_candidate(found, std::move(*c));

@@ -13,8 +13,10 @@ namespace ljcore {
 // A word is a candidate when it could be g->mainthref pointing at the
 // lua_State right in front of g (GG_State puts them together); candidates
 // then pass check_global_state(). One pass over the memory per layout
-// family, no copies.
+// family, no copies. The candidate that got furthest without passing goes
+// to closest.
 std::vector<VmCandidate> scan_for_vms(const Target &target,
-				      const std::vector<const lj_layout *> &layouts);
+				      const std::vector<const lj_layout *> &layouts,
+				      std::optional<Rejection> &closest);
 
 } // namespace ljcore

@@ -393,9 +393,19 @@ def segments_huge(core, vm):
     return {c: r"truncated" for c in COMMANDS}
 
 
+def strempty_not_empty(core, vm):
+    """g->strempty says it is one byte long: g fails its third check under
+    every layout, so no VM is found, and ljcore says which candidate came
+    closest and what it failed."""
+    core.write(vm.g + vm.ly["g_strempty"] + vm.ly["str_len"], "I", 1)
+    closest = r"closest candidate, g 0x0*%x .*failed: g->strempty is not an empty string" % vm.g
+    return {"bt": closest, "analyze": closest}
+
+
 CASES = [gc_list_cycle, string_4gb, string_chain_cycle, stack_2p40, table_huge, proto_huge,
          frame_pc_far, call_operand_garbage, varinfo_unterminated, upvalue_and_thread_cycles, trace_huge,
-         trace_at_caps, deep_path, many_threads, note_huge, note_desc_huge, segments_huge]
+         trace_at_caps, deep_path, many_threads, note_huge, note_desc_huge, segments_huge,
+         strempty_not_empty]
 
 
 def run(ljcore, args, seconds, rss_cap_kb):
