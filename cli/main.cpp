@@ -1,7 +1,6 @@
 // ljcore: what was this LuaJIT process doing when it died?
 #include <cstdlib>
 #include <iostream>
-#include <map>
 
 #include <unistd.h>
 
@@ -203,15 +202,11 @@ int run(int argc, char **argv)
 	profile->add_flag("--children", prof.options.children,
 			  "also sample the process's children (automatic for an nginx master: "
 			  "its workers)");
-	profile->add_option("--backend", prof.options.backend,
+	std::string backend = "auto";
+	profile->add_option("--backend", backend,
 			    "bpf, userspace (process_vm_readv; for machines that refuse bpf()), "
 			    "or auto (bpf where allowed: the default)")
-		->transform(CLI::CheckedTransformer(
-			std::map<std::string, ProfileOptions::Backend>{
-				{"auto", ProfileOptions::Backend::automatic},
-				{"bpf", ProfileOptions::Backend::bpf},
-				{"userspace", ProfileOptions::Backend::userspace}},
-			CLI::ignore_case));
+		->check(CLI::IsMember({"auto", "bpf", "userspace"}));
 	profile->add_flag("--native", prof.options.native,
 			  "the native frames around the Lua frames, as analyze places them "
 			  "(unwound from a copy of the stack)");
@@ -260,8 +255,13 @@ int run(int argc, char **argv)
 		return code == 0 ? exit_ok : exit_usage;
 	}
 
-	if (profile->parsed())
+	if (profile->parsed()) {
+		using Backend = ProfileOptions::Backend;
+		prof.options.backend = backend == "bpf"         ? Backend::bpf
+				       : backend == "userspace" ? Backend::userspace
+								: Backend::automatic;
 		return profile_command(prof);
+	}
 	if (fixture->parsed()) {
 		unsetenv("DEBUGINFOD_URLS");
 		if (fixture_new_cmd->parsed())
