@@ -50,7 +50,13 @@ ProfileFrame native_frame(const NativeFrame &f)
 	ProfileFrame p;
 	p.kind = ProfileFrameKind::native;
 	p.name = f.function;
-	p.file = f.module.empty() && f.function.empty() ? "unknown" : f.module;
+	// The module's file name, as analyze prints it: a frame without a
+	// symbol is labelled by it, and a path would tie the profile to the
+	// machine it was taken on.
+	size_t slash = f.module.rfind('/');
+	p.file = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+	if (p.file.empty() && p.name.empty())
+		p.file = "unknown";
 	return p;
 }
 

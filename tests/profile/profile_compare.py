@@ -94,7 +94,7 @@ def native_label(f):
         return "[VM]"
     if name:
         return name
-    return "[%s]" % (f.get("module") or "unknown")
+    return "[%s]" % (os.path.basename(f.get("module") or "") or "unknown")
 
 
 def mixed_expected(ljcore, pid):
