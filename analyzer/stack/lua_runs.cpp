@@ -80,10 +80,6 @@ int sp_register(Arch arch)
 
 } // namespace
 
-// The same walk as debug_framepc() in lj_debug.c: down the frames from the
-// top, leaving a C frame whenever a frame owned one, and skipping C frames
-// of lua_cpcall that hold no Lua frame (negative nres: they record how
-// much stack was in use when they were entered).
 std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g)
 {
 	const lj_layout &ly = mem.layout();
@@ -94,6 +90,10 @@ std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g)
 	return handler ? std::optional(*handler) : std::nullopt;
 }
 
+// The same walk as debug_framepc() in lj_debug.c: down the frames from the
+// top, leaving a C frame whenever a frame owned one, and skipping C frames
+// of lua_cpcall that hold no Lua frame (negative nres: they record how
+// much stack was in use when they were entered).
 FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
 {
 	const lj_layout &ly = mem.layout();
