@@ -2,7 +2,6 @@
 
 #include <deque>
 #include <memory>
-#include <unordered_map>
 
 #include "analyzer/gc/gc_paths.h"
 #include "analyzer/locate/builtin_layouts.h"
@@ -334,18 +333,9 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 				     nearest + " (--explain tells more)");
 	}
 
-	// Remembered: a symbol lookup costs a search of the module's symbol
-	// table, and every coroutine's stack names the same few C functions
-	// (100 000 coroutines took minutes without).
-	std::unordered_map<uint64_t, std::string> symbols;
-	CodeSymbolizer symbolize = [&](uint64_t addr) {
-		auto [at, added] = symbols.try_emplace(addr);
-		if (added) {
-			auto sym = native.symbol_at(addr);
-			at->second = sym && sym->addr == addr ? sym->name : std::string();
-		}
-		return at->second;
-	};
+	// symbol_at() remembers its answers: every coroutine's stack names the
+	// same few C functions (100 000 coroutines took minutes without).
+	CodeSymbolizer symbolize = [&native](uint64_t addr) { return native.function_at(addr); };
 	const NginxLayout *nginx = nginx_layout_of(native.modules(), a.evidence);
 	for (auto &c : vms) {
 		LuaMemory mem(target, *c.layout);

@@ -156,15 +156,19 @@ int on_frame(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
-// unwind_from(): one thread whose initial registers are the pc and sp
-// given, reading the target's memory.
+} // namespace
+
+// unwind_from() and unwind_sample(): one thread whose initial registers are
+// given (DWARF number, value) with its pc, reading the memory given.
 struct GivenFrame {
-	const Memory *memory;
-	pid_t tid;
-	uint64_t pc;
-	const std::vector<std::pair<unsigned, uint64_t>> &regs;
+	const Memory *memory = nullptr;
+	pid_t tid = 0;
+	uint64_t pc = 0;
+	std::vector<std::pair<unsigned, uint64_t>> regs;
 	bool listed = false;
 };
+
+namespace {
 
 pid_t given_next_thread(Dwfl *, void *arg, void **thread_arg)
 {
@@ -201,73 +205,6 @@ const Dwfl_Thread_Callbacks given_callbacks = {
 	.get_thread = nullptr,
 	.memory_read = given_memory_read,
 	.set_initial_registers = given_initial_registers,
-	.detach = nullptr,
-	.thread_detach = nullptr,
-};
-
-} // namespace
-
-// unwind_sample(): the thread of a profile sample, its registers and the
-// copy of its stack; the rest of memory from the target.
-struct SampleUnwind {
-	const Memory *memory = nullptr;
-	pid_t tid = 0;
-	const ThreadRegs *regs = nullptr;
-	uint64_t stack_at = 0; // where the copy of the stack starts
-	std::span<const std::byte> stack;
-	bool listed = false;
-};
-
-namespace {
-
-pid_t sample_next_thread(Dwfl *, void *arg, void **thread_arg)
-{
-	auto *s = static_cast<SampleUnwind *>(arg);
-	if (s->listed)
-		return 0;
-	s->listed = true;
-	*thread_arg = arg;
-	return s->tid;
-}
-
-bool sample_get_thread(Dwfl *, pid_t tid, void *arg, void **thread_arg)
-{
-	*thread_arg = arg;
-	return tid == static_cast<SampleUnwind *>(arg)->tid;
-}
-
-bool sample_memory_read(Dwfl *, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	auto *s = static_cast<SampleUnwind *>(arg);
-	if (addr >= s->stack_at && addr - s->stack_at <= s->stack.size() &&
-	    s->stack.size() - (addr - s->stack_at) >= sizeof *result) {
-		memcpy(result, s->stack.data() + (addr - s->stack_at), sizeof *result);
-		return true;
-	}
-	auto v = s->memory->read_value<uint64_t>(addr);
-	if (v)
-		*result = *v;
-	return v.has_value();
-}
-
-bool sample_initial_registers(Dwfl_Thread *thread, void *arg)
-{
-	auto *s = static_cast<SampleUnwind *>(arg);
-	// x86_64: rax..r15 are DWARF 0-15, and 16 the return address column.
-	Dwarf_Word regs[17];
-	for (size_t i = 0; i < 17; i++)
-		regs[i] = s->regs->dwarf[i];
-	if (!dwfl_thread_state_registers(thread, 0, 17, regs))
-		return false;
-	dwfl_thread_state_register_pc(thread, s->regs->dwarf[16]);
-	return true;
-}
-
-const Dwfl_Thread_Callbacks sample_callbacks = {
-	.next_thread = sample_next_thread,
-	.get_thread = sample_get_thread,
-	.memory_read = sample_memory_read,
-	.set_initial_registers = sample_initial_registers,
 	.detach = nullptr,
 	.thread_detach = nullptr,
 };
@@ -396,8 +333,8 @@ NativeStack NativeSession::unwind_from(int32_t tid, uint64_t pc,
 	return stack;
 }
 
-NativeStack NativeSession::unwind_sample(int32_t tid, const ThreadRegs &regs, uint64_t stack_at,
-					 std::span<const std::byte> stack) const
+NativeStack NativeSession::unwind_sample(int32_t tid, const ThreadRegs &regs,
+					 const Memory &memory) const
 {
 	NativeStack out;
 	out.tid = tid;
@@ -406,25 +343,27 @@ NativeStack NativeSession::unwind_sample(int32_t tid, const ThreadRegs &regs, ui
 		return out;
 	}
 	if (!sample_dwfl_ && sample_error_.empty()) {
-		sample_ = std::make_unique<SampleUnwind>();
-		sample_->memory = target_;
+		sample_ = std::make_unique<GivenFrame>();
 		sample_dwfl_ = dwfl_begin(&live_callbacks);
 		if (!sample_dwfl_)
 			sample_error_ = std::string("dwfl_begin: ") + dwfl_errmsg(-1);
 		else if (auto r = report_modules(sample_dwfl_); !r)
 			sample_error_ = r.error().message;
 		else if (!dwfl_attach_state(sample_dwfl_, nullptr, target_->process().pid,
-					    &sample_callbacks, sample_.get()))
+					    &given_callbacks, sample_.get()))
 			sample_error_ = std::string("cannot unwind: ") + dwfl_errmsg(-1);
 	}
 	if (!sample_error_.empty()) {
 		out.stop_reason = sample_error_;
 		return out;
 	}
+	// x86_64: rax..r15 are DWARF 0-15, and 16 the return address column.
+	sample_->memory = &memory;
 	sample_->tid = tid;
-	sample_->regs = &regs;
-	sample_->stack_at = stack_at;
-	sample_->stack = stack;
+	sample_->pc = regs.pc;
+	sample_->regs.clear();
+	for (unsigned i = 0; i <= 16; i++)
+		sample_->regs.emplace_back(i, regs.dwarf[i]);
 	sample_->listed = false;
 	UnwindState st{&out, this, 17};
 	dwfl_errno();
@@ -552,6 +491,12 @@ std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
 			break;
 	}
 	return search.found;
+}
+
+std::string NativeSession::function_at(uint64_t addr) const
+{
+	auto sym = symbol_at(addr);
+	return sym && sym->addr == addr ? sym->name : std::string();
 }
 
 std::vector<ModuleInfo> NativeSession::modules() const

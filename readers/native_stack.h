@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,7 +53,7 @@ struct SymbolInfo {
 	std::string module;
 };
 
-struct SampleUnwind; // unwind_sample()'s state, in native_stack.cpp
+struct GivenFrame; // unwind_from() and unwind_sample()'s thread, in native_stack.cpp
 
 class NativeSession {
 public:
@@ -75,15 +74,18 @@ public:
 	NativeStack unwind_from(int32_t tid, uint64_t pc,
 				const std::vector<std::pair<unsigned, uint64_t>> &regs) const;
 	// Unwinds a live thread as a profile sample caught it: its registers
-	// (DWARF numbers; x86_64 only) and a copy of its stack from sp, the
-	// rest of memory (code, data) read from the process now, as perf's
+	// (DWARF numbers; x86_64 only), reading memory the sample gives (a
+	// copy of its stack over the process as it is now), as perf's
 	// --call-graph=dwarf does. One libdwfl session serves every sample.
-	// stack holds the memory from stack_at on.
-	NativeStack unwind_sample(int32_t tid, const ThreadRegs &regs, uint64_t stack_at,
-				  std::span<const std::byte> stack) const;
+	NativeStack unwind_sample(int32_t tid, const ThreadRegs &regs, const Memory &memory) const;
 
-	// Symbol covering addr (the pc as given, not adjusted).
+	// Symbol covering addr (the pc as given, not adjusted). Answers are
+	// remembered: a profile, or every coroutine's stack, asks for the
+	// same few addresses again and again, each a pass over a symbol table.
 	std::optional<SymbolInfo> symbol_at(uint64_t addr) const;
+	// The name of the function that starts at addr (a C function's entry),
+	// empty if no symbol starts there.
+	std::string function_at(uint64_t addr) const;
 	// A symbol by name, in module_hint when given (substring of the
 	// module path), else in any module.
 	std::optional<SymbolInfo> symbol_by_name(const std::string &name,
@@ -107,10 +109,9 @@ private:
 	std::string attach_error_;
 	// unwind_sample(): its own Dwfl (a thread state can be attached once).
 	mutable Dwfl *sample_dwfl_ = nullptr;
-	mutable std::unique_ptr<SampleUnwind> sample_;
+	mutable std::unique_ptr<GivenFrame> sample_;
 	mutable std::string sample_error_;
-	// symbol_at() answers, by address: a profile asks for the same pcs
-	// again and again, and each costs a pass over a symbol table.
+	// symbol_at()'s answers, by address.
 	mutable std::unordered_map<uint64_t, std::optional<SymbolInfo>> symbols_;
 };
 

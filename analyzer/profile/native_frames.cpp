@@ -62,10 +62,9 @@ ProfileFrame native_frame(const NativeFrame &f)
 
 // A sample in a trace: libdwfl stops at its machine code (no CFI) and goes
 // on from the interpreter's C frame, as the crash path does
-// (jloop_handler()).
+// (jloop_handler()). mem reads the sample's memory.
 void unwind_below_trace(const NativeSession &native, const LuaMemory &mem, uint64_t g,
-			const lj_profile_sample &s, const ThreadRegs &regs,
-			std::span<const std::byte> copy, NativeStack &stack)
+			const lj_profile_sample &s, const ThreadRegs &regs, NativeStack &stack)
 {
 	// The trace's own frame: the first in no module (a helper it called,
 	// lj_vm_modi say, may be above it).
@@ -79,7 +78,7 @@ void unwind_below_trace(const NativeSession &native, const LuaMemory &mem, uint6
 	ThreadRegs below = regs;
 	below.dwarf[7] = below.sp = s.cframe;
 	below.dwarf[16] = below.pc = *handler;
-	NativeStack rest = native.unwind_sample(int32_t(s.tid), below, s.regs[7], copy);
+	NativeStack rest = native.unwind_sample(int32_t(s.tid), below, mem.memory());
 	if (rest.frames.empty())
 		return;
 	stack.frames.resize(k + 1);
@@ -104,77 +103,66 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 		regs.dwarf[i] = s.regs[i];
 	regs.pc = s.regs[16];
 	regs.sp = s.regs[7];
-	std::span copy(reinterpret_cast<const std::byte *>(s.stack),
-		       std::min<size_t>(s.stack_len, LJ_PROFILE_STACK_BYTES));
-	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, s.regs[7], copy);
 	SampleMemory mem(process, s, s.L + ly.L_cframe);
+	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, mem);
 	LuaMemory lmem(mem, ly);
 	if (s.vmstate > 0)
-		unwind_below_trace(native, lmem, g, s, regs, copy, stack);
+		unwind_below_trace(native, lmem, g, s, regs, stack);
 	if (stack.frames.empty()) {
 		why = "native unwinding failed: " + stack.stop_reason;
 		return false;
 	}
-
 	if (lua.empty()) {
 		out.clear();
 		for (size_t j = stack.frames.size(); j-- > 0;)
 			out.push_back(native_frame(stack.frames[j]));
 		return true;
 	}
-	// The C frame of each Lua frame, by the crash path's own logic.
-	std::vector<uint64_t> cframe;
-	{
-		LuaStack ls;
-		ls.L = s.L;
-		for (size_t i = 0; i < raw.size(); i++) {
-			LuaFrame f;
-			f.slot = raw[i].slot;
-			f.level = uint32_t(i);
-			f.inlined = i < ninlined;
-			ls.frames.push_back(f);
-		}
-		cframe = frame_cframes(lmem, ls).cframe;
+
+	// The runs of Lua frames and the native frame of each, by the crash
+	// path's own code: frame_cframes() and place_lua_runs().
+	LuaStack ls;
+	ls.L = s.L;
+	for (size_t i = 0; i < raw.size(); i++) {
+		LuaFrame f;
+		f.slot = raw[i].slot;
+		f.level = uint32_t(i);
+		f.inlined = i < ninlined;
+		ls.frames.push_back(f);
 	}
-	// Each Lua frame at the innermost native frame whose sp is its C frame.
-	constexpr size_t unplaced = SIZE_MAX;
-	std::vector<size_t> at(lua.size(), unplaced);
-	bool any = false;
-	for (size_t i = 0; i < lua.size() && i < cframe.size(); i++) {
-		for (size_t j = 0; cframe[i] && j < stack.frames.size(); j++) {
-			const NativeFrame &nf = stack.frames[j];
-			if (nf.has_reg(7) && nf.regs.dwarf[7] == cframe[i]) {
-				at[i] = j;
-				any = true;
-				break;
-			}
-		}
-	}
-	if (!any) {
+	std::vector<ThreadResult> thread(1);
+	place_lua_runs(thread, {stack}, Arch::x86_64, 0, ls, frame_cframes(lmem, ls), 0);
+	if (thread[0].lua_runs.empty()) {
 		why = "no native frame runs the Lua frames";
 		return false;
 	}
-	// A frame whose C frame could not be matched runs where the frame
-	// inside it runs (a Lua call does not change the C frame).
-	for (size_t i = 0; i < at.size(); i++)
+	// Each Lua frame's native frame. A run no native frame claims (its C
+	// frame unread) runs where the run inside it runs, else the one
+	// outside it.
+	constexpr size_t unplaced = SIZE_MAX;
+	std::vector<size_t> at(lua.size(), unplaced);
+	for (const LuaRun &run : thread[0].lua_runs)
+		for (uint32_t i = run.first_level; i < run.first_level + run.count && i < at.size();
+		     i++)
+			at[i] = run.native_frame.value_or(unplaced);
+	for (size_t i = 1; i < at.size(); i++)
 		if (at[i] == unplaced)
-			at[i] = i > 0 ? at[i - 1] : unplaced;
+			at[i] = at[i - 1];
 	for (size_t i = at.size(); i-- > 0;)
 		if (at[i] == unplaced)
 			at[i] = i + 1 < at.size() ? at[i + 1] : 0;
 	// Root first: native frames from the outermost in, each followed by
 	// the Lua frames it runs, outermost first; Lua frames never change
 	// their order.
-	std::vector<ProfileFrame> mixed;
+	out.clear();
 	size_t next = lua.size(); // lua[] is innermost first
 	for (size_t j = stack.frames.size(); j-- > 0;) {
-		mixed.push_back(native_frame(stack.frames[j]));
+		out.push_back(native_frame(stack.frames[j]));
 		while (next > 0 && at[next - 1] >= j)
-			mixed.push_back(lua[--next]);
+			out.push_back(lua[--next]);
 	}
 	while (next > 0)
-		mixed.push_back(lua[--next]);
-	out = std::move(mixed);
+		out.push_back(lua[--next]);
 	return true;
 }
 

@@ -289,26 +289,17 @@ void Collector::add(const lj_profile_sample &s)
 			raw[i].level = uint32_t(i);
 	}
 	std::vector<ProfileFrame> frames;
-	if (s.truncated)
-		frames.push_back({ProfileFrameKind::truncated, "", "", -1, -1, 0});
 	name(raw, frames);
 	if (native_) {
 		// frames[] is root first; the mix takes the Lua frames innermost first.
 		std::vector<ProfileFrame> lua(frames.rbegin(), frames.rend());
-		if (s.truncated)
-			lua.pop_back();
-		std::vector<ProfileFrame> mixed;
 		std::string why;
-		if (mix_native_frames(*native_, mem_.memory(), mem_.layout(), g_, s, raw, ninlined,
-				      lua, mixed, why)) {
-			if (s.truncated)
-				mixed.insert(mixed.begin(),
-					     {ProfileFrameKind::truncated, "", "", -1, -1, 0});
-			frames = std::move(mixed);
-		} else {
+		if (!mix_native_frames(*native_, mem_.memory(), mem_.layout(), g_, s, raw, ninlined,
+				       lua, frames, why))
 			tally_.without_native[why]++;
-		}
 	}
+	if (s.truncated)
+		frames.insert(frames.begin(), {ProfileFrameKind::truncated, "", "", -1, -1, 0});
 	std::string what = activity(state);
 	// In the interpreter without its registers (a sample in the kernel, or
 	// the userspace sampler not stopping the thread), the walk started at
@@ -341,7 +332,6 @@ struct ProfiledProcess {
 	lj_layout layout{};
 	lj_trace_layout trace_layout{};
 	std::unique_ptr<LuaMemory> mem;
-	std::unordered_map<uint64_t, std::string> symbols;
 	std::unique_ptr<Collector> collect;
 };
 
@@ -472,19 +462,14 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		return std::unexpected(sampler.error());
 	std::unordered_map<uint32_t, Collector *> by_pid;
 	for (auto &proc : procs) {
-		ProfiledProcess *self = proc.get();
-		CodeSymbolizer symbolize = [self](uint64_t addr) {
-			auto [at, added] = self->symbols.try_emplace(addr);
-			if (added) {
-				auto sym = self->live.native->symbol_at(addr);
-				at->second = sym && sym->addr == addr ? sym->name : std::string();
-			}
-			return at->second;
+		const NativeSession *native = proc->live.native.get();
+		CodeSymbolizer symbolize = [native](uint64_t addr) {
+			return native->function_at(addr);
 		};
 		proc->config.native = o.native;
-		proc->collect = std::make_unique<Collector>(
-			tally, *proc->mem, proc->config.g, proc->layout.vmstates, symbolize,
-			o.native ? proc->live.native.get() : nullptr);
+		proc->collect = std::make_unique<Collector>(tally, *proc->mem, proc->config.g,
+							    proc->layout.vmstates, symbolize,
+							    o.native ? native : nullptr);
 		by_pid[uint32_t(proc->pid)] = proc->collect.get();
 		if (auto r = (*sampler)->add(proc->pid, proc->config); !r)
 			return std::unexpected(
