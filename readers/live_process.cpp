@@ -75,6 +75,19 @@ std::vector<ProcMapping> read_maps(int32_t pid)
 
 } // namespace
 
+ThreadRegs x86_64_thread_regs(const user_regs_struct &regs)
+{
+	ThreadRegs out;
+	uint64_t words[sizeof regs / 8];
+	memcpy(words, &regs, sizeof words);
+	for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
+		if (x86_64_reg_to_dwarf[i] >= 0)
+			out.dwarf[size_t(x86_64_reg_to_dwarf[i])] = words[i];
+	out.pc = out.dwarf[16];
+	out.sp = out.dwarf[7];
+	return out;
+}
+
 Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
 {
 	std::unique_ptr<LiveProcess> p(new LiveProcess());
@@ -135,13 +148,7 @@ Expected<void> LiveProcess::stop_threads()
 		}
 		ThreadInfo t;
 		t.tid = tid;
-		uint64_t words[sizeof regs / 8];
-		memcpy(words, &regs, sizeof words);
-		for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
-			if (x86_64_reg_to_dwarf[i] >= 0)
-				t.regs.dwarf[size_t(x86_64_reg_to_dwarf[i])] = words[i];
-		t.regs.pc = t.regs.dwarf[16];
-		t.regs.sp = t.regs.dwarf[7];
+		t.regs = x86_64_thread_regs(regs);
 		// The vector registers, for values a trace keeps in them.
 		user_fpregs_struct fp;
 		iovec fp_iov{&fp, sizeof fp};

@@ -11,7 +11,13 @@
 #include "readers/error.h"
 #include "readers/target.h"
 
+struct user_regs_struct; // sys/user.h
+
 namespace ljcore {
+
+// A thread's registers as PTRACE_GETREGSET gives them (x86_64), by DWARF
+// register number.
+ThreadRegs x86_64_thread_regs(const user_regs_struct &regs);
 
 struct ProcMapping {
 	uint64_t start = 0, end = 0;

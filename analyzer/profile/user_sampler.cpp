@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "readers/live_process.h"
+
 namespace ljcore {
 namespace {
 
@@ -201,10 +203,8 @@ bool UserSampler::stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out)
 void UserSampler::copy_native(const Thread &t, const user_regs_struct &r, lj_profile_sample &out)
 {
 	// In DWARF order, as the BPF program copies them.
-	const uint64_t dwarf[LJ_PROFILE_NREGS] = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi,
-						  r.rbp, r.rsp, r.r8,  r.r9,  r.r10, r.r11,
-						  r.r12, r.r13, r.r14, r.r15, r.rip};
-	memcpy(out.regs, dwarf, sizeof dwarf);
+	ThreadRegs regs = x86_64_thread_regs(r);
+	memcpy(out.regs, regs.dwarf.data(), sizeof out.regs);
 	iovec local{out.stack, LJ_PROFILE_STACK_BYTES};
 	iovec remote{reinterpret_cast<void *>(r.rsp), LJ_PROFILE_STACK_BYTES};
 	// A read that runs past the stack's top stops there.
