@@ -74,14 +74,16 @@ static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sampl
 	out->regs[14] = ctx->regs.r14;
 	out->regs[15] = ctx->regs.r15;
 	out->regs[16] = ctx->regs.rip;
-	if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES, (void *)sp) == 0)
-		out->stack_len = LJ_PROFILE_STACK_BYTES;
-	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 2, (void *)sp) == 0)
-		out->stack_len = LJ_PROFILE_STACK_BYTES / 2;
-	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 4, (void *)sp) == 0)
-		out->stack_len = LJ_PROFILE_STACK_BYTES / 4;
-	else if (bpf_probe_read_user(out->stack, LJ_PROFILE_STACK_BYTES / 8, (void *)sp) == 0)
-		out->stack_len = LJ_PROFILE_STACK_BYTES / 8;
+	/* Unrolled: each read's size is a constant, as the verifier wants. */
+#pragma unroll
+	for (int shift = 0; shift < 4; shift++) {
+		__u32 n = LJ_PROFILE_STACK_BYTES >> shift;
+
+		if (bpf_probe_read_user(out->stack, n, (void *)sp) == 0) {
+			out->stack_len = n;
+			break;
+		}
+	}
 }
 
 SEC("perf_event")
