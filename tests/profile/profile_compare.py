@@ -70,21 +70,31 @@ def profile(ljcore, pid, seconds, rate=99):
     return stacks
 
 
-def exact(ljcore, pid, seconds):
+def bt_frames(ljcore, pid):
+    """The frames bt --pid --json gives the first VM's running coroutine, innermost first."""
     bt = subprocess.run([ljcore, "bt", "--json", "--pid", str(pid)], capture_output=True,
                         timeout=60)
-    frames = json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
-    want = [label(f) for f in reversed(frames)]
-    stacks = profile(ljcore, pid, seconds)
+    return json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
+
+
+def require_share(stacks, matches, what, failure):
+    """At least 95% of the samples, and 20 samples at least, must match: prints their
+    share, and the commonest stacks when it falls short."""
     total = sum(n for _, n in stacks)
-    same = sum(n for s, n in stacks if s == want)
-    print("bt --pid: %d frames, leaf %s" % (len(want), want[-1]))
-    print("%d of %d samples (%.1f%%) carry exactly those frames" %
-          (same, total, 100.0 * same / max(total, 1)))
-    if total < 20 or same < 0.95 * total:
+    good = sum(n for s, n in stacks if matches(s))
+    print("%d of %d samples (%.1f%%) %s" % (good, total, 100.0 * good / max(total, 1), what))
+    if total < 20 or good < 0.95 * total:
         for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
-            print("  %5d  %s" % (n, ";".join(s)[-300:]))
-        sys.exit("FAIL: fewer than 95% exact")
+            print("  %5d  %s" % (n, ";".join(s)[-400:]))
+        sys.exit("FAIL: " + failure)
+
+
+def exact(ljcore, pid, seconds):
+    want = [label(f) for f in reversed(bt_frames(ljcore, pid))]
+    stacks = profile(ljcore, pid, seconds)
+    print("bt --pid: %d frames, leaf %s" % (len(want), want[-1]))
+    require_share(stacks, lambda s: s == want, "carry exactly those frames",
+                  "fewer than 95% exact")
 
 
 def native_label(f):
@@ -124,41 +134,27 @@ def to_innermost_lua(frames):
 def native(ljcore, pid, seconds):
     want = to_innermost_lua(mixed_expected(ljcore, pid))
     stacks = profile(ljcore, pid, seconds)
-    total = sum(n for _, n in stacks)
-    same = 0
-    for s, n in stacks:
+
+    def matches(s):
         got = ["[VM]" if re.match(r"lj_(BC|vm|ff)_", f) else f for f in s]
-        if to_innermost_lua(got) == want:
-            same += n
+        return to_innermost_lua(got) == want
+
     print("analyze --pid: %d frames: %s" % (len(want), ";".join(want)[-300:]))
-    print("%d of %d samples (%.1f%%) carry exactly those frames" %
-          (same, total, 100.0 * same / max(total, 1)))
-    if total < 20 or same < 0.95 * total:
-        for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
-            print("  %5d  %s" % (n, ";".join(s)[-400:]))
-        sys.exit("FAIL: fewer than 95% exact")
+    require_share(stacks, matches, "carry exactly those frames", "fewer than 95% exact")
 
 
 def below(ljcore, pid, seconds):
-    bt = subprocess.run([ljcore, "bt", "--json", "--pid", str(pid)], capture_output=True,
-                        timeout=60)
-    frames = json.loads(bt.stdout)["vms"][0]["stack"]["frames"]
     # Without the line: the frames walked from memory are at the VM's last exit.
-    want = [re.sub(r":\d+$", "", label(f)) for f in reversed(frames)]
+    want = [re.sub(r":\d+$", "", label(f)) for f in reversed(bt_frames(ljcore, pid))]
     stacks = profile(ljcore, pid, seconds)
-    total = sum(n for _, n in stacks)
-    good = 0
-    for s, n in stacks:
+
+    def matches(s):
         got = [re.sub(r":\d+$", "", f) for f in s if not f.startswith("[trace ")]
-        if got and len(got) <= len(want) and got == want[:len(got)]:
-            good += n
+        return bool(got) and len(got) <= len(want) and got == want[:len(got)]
+
     print("bt --pid: %d frames, root %s" % (len(want), want[0]))
-    print("%d of %d samples (%.1f%%) carry frames of those, from the root" %
-          (good, total, 100.0 * good / max(total, 1)))
-    if total < 20 or good < 0.95 * total:
-        for s, n in sorted(stacks, key=lambda x: -x[1])[:5]:
-            print("  %5d  %s" % (n, ";".join(s)[-300:]))
-        sys.exit("FAIL: fewer than 95% of the samples are frames below the running one")
+    require_share(stacks, matches, "carry frames of those, from the root",
+                  "fewer than 95% of the samples are frames below the running one")
 
 
 def split(ljcore, luajit, script, pid, seconds):
