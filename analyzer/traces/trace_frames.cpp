@@ -1,12 +1,24 @@
 #include "analyzer/traces/trace_frames.h"
 
+#include <functional>
+
 #include "analyzer/stack/lua_symbolize.h"
 #include "luajit/frame.h"
+#include "luajit/ir_names.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
 
 namespace {
+
+// IR opcodes by name in this build of the IR tables (luajit/ir_names.h).
+int ir_op(std::string_view name)
+{
+	for (size_t o = 0; o < std::size(lj_ir_ops); o++)
+		if (name == lj_ir_ops[o].name)
+			return int(o);
+	return -1;
+}
 
 // One frame link slot of the snapshot, outermost first.
 struct SnapFrame {
@@ -20,8 +32,10 @@ struct SnapFrame {
 // is the slot below (lj_record.c rec_call_setup()); without FR2 the slot
 // holds the function and the links sit after the entries, the outermost
 // last (lj_snap.c lj_snap_restore() takes them from the end).
+using Resolver = std::function<Expected<uint64_t>(uint32_t ref)>;
+
 Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnapshot &snap,
-						 bool fr2)
+						 bool fr2, const Resolver &resolve)
 {
 	std::vector<SnapFrame> frames;
 	auto constant = [&](uint32_t entry) -> Expected<const IrIns *> {
@@ -30,6 +44,15 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 			return fail("slot " + std::to_string(LJ_SNAP_ENTRY_SLOT(entry)) +
 				    " of the snapshot is not a constant");
 		return k;
+	};
+	// A function slot may hold a value the trace loaded (a closure made
+	// at run time, guarded by its prototype only): resolve finds it.
+	auto function = [&](uint32_t entry) -> Expected<uint64_t> {
+		auto k = constant(entry);
+		if (k)
+			return (*k)->func.address;
+		auto v = resolve(LJ_SNAP_ENTRY_REF(entry));
+		return v ? v : std::unexpected(k.error().context(v.error().message));
 	};
 	size_t next_link = snap.links.size();
 	for (size_t i = 0; i < snap.entries.size(); i++) {
@@ -46,19 +69,19 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 			if (i == 0 || LJ_SNAP_ENTRY_SLOT(snap.entries[i - 1]) != f.slot - 1)
 				return fail("no function below the frame in slot " +
 					    std::to_string(f.slot));
-			auto fn = constant(snap.entries[i - 1]);
+			auto fn = function(snap.entries[i - 1]);
 			auto link = constant(e);
 			if (!fn || !link)
 				return std::unexpected(fn ? link.error() : fn.error());
-			f.function = (*fn)->func.address;
+			f.function = *fn;
 			f.link = (*link)->k;
 		} else {
-			auto fn = constant(e);
+			auto fn = function(e);
 			if (!fn)
 				return std::unexpected(fn.error());
 			if (next_link == 0)
 				return fail("the snapshot has fewer frame links than frames");
-			f.function = (*fn)->func.address;
+			f.function = *fn;
 			f.link = snap.links[--next_link];
 		}
 		if (!f.function)
@@ -69,10 +92,52 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 	return frames;
 }
 
+// The GC object an IR instruction of t holds, where it can be read from
+// memory as the trace did: a constant, a slot of the frame at jit_base
+// (SLOAD), or an upvalue of a function it holds (ULOAD of UREFO/UREFC,
+// lj_record.c rec_upvalue(): op2 is the index << 8 | a hash). A function
+// a snapshot slot holds this way is most often an upvalue of the frame
+// below.
+Expected<uint64_t> ir_object(const LuaMemory &mem, const Trace &t, uint32_t ref, uint64_t slot0,
+			     int depth = 0)
+{
+	static const int kgc = ir_op("KGC"), sload = ir_op("SLOAD"), uload = ir_op("ULOAD"),
+			 urefo = ir_op("UREFO"), urefc = ir_op("UREFC");
+	const lj_layout &ly = mem.layout();
+	const IrIns *ins = t.at(ref);
+	if (!ins || depth > 4)
+		return fail("IR " + std::to_string(ref) + " is not followed");
+	auto tvalue_object = [&](uint64_t tv) -> Expected<uint64_t> {
+		auto v = mem.value<uint64_t>(tv);
+		if (!v)
+			return fail("its value is unreadable");
+		// GC64: the 47-bit pointer under the type tag; else the low word.
+		return ly.gc64 ? *v & ((uint64_t(1) << 47) - 1) : *v & 0xffffffffu;
+	};
+	if (ins->op == kgc)
+		return ins->func.address ? ins->func.address : ins->k;
+	if (ins->op == sload)
+		return tvalue_object(slot0 + 8 * ins->op1);
+	if (ins->op == uload) {
+		const IrIns *uref = t.at(ins->op1);
+		if (!uref || (uref->op != urefo && uref->op != urefc))
+			return fail("IR " + std::to_string(ref) + " loads no upvalue");
+		auto fn = ir_object(mem, t, uref->op1, slot0, depth + 1);
+		if (!fn)
+			return fn;
+		auto uv = mem.ref(*fn + ly.fn_uvptr + uint64_t(uref->op2 >> 8) * ly.ptrsize);
+		auto tv = uv ? mem.ref(*uv + ly.uv_v) : uv;
+		if (!tv)
+			return fail("the upvalue of IR " + std::to_string(ref) + " is unreadable");
+		return tvalue_object(*tv);
+	}
+	return fail("IR " + std::to_string(ref) + " is not a constant, slot or upvalue");
+}
+
 } // namespace
 
 Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
-					   uint64_t jit_base)
+					   uint64_t jit_base, bool memory_current)
 {
 	const lj_layout &ly = mem.layout();
 	if (snapno >= t.snapshots.size())
@@ -83,7 +148,20 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 		"snapshot #" + std::to_string(snapno) + " of trace " + std::to_string(t.number);
 	if (snap.pc == 0)
 		return fail(where + " has no pc");
-	auto frames = snapshot_frames(t, snap, ly.fr2);
+	// Snapshot slot 0 is the function slot of the frame at jit_base.
+	uint64_t slot0 = jit_base - 8 * (1 + ly.fr2);
+	auto frames = snapshot_frames(t, snap, ly.fr2, [&](uint32_t ref) -> Expected<uint64_t> {
+		if (!memory_current)
+			return fail("the memory has moved on since");
+		auto fn = ir_object(mem, t, ref, slot0);
+		if (!fn)
+			return fn;
+		// What it found must be a function: its header says so.
+		auto gct = mem.value<uint8_t>(*fn + LJ_GCT_OFFSET(&ly));
+		if (!gct || *gct != uint8_t(~LJ_TFUNC))
+			return fail("IR " + std::to_string(ref) + " holds no function");
+		return fn;
+	});
 	if (!frames)
 		return std::unexpected(frames.error().context(where));
 
@@ -94,8 +172,6 @@ Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t,
 	// The snapshot resumes at snap.pc: the frame is running that
 	// instruction, so its pc is the next one, as the interpreter keeps it.
 	uint64_t pc = snap.pc + 4;
-	// Snapshot slot 0 is the function slot of the frame at jit_base.
-	uint64_t slot0 = jit_base - 8 * (1 + ly.fr2);
 	for (auto it = frames->rbegin(); it != frames->rend(); ++it) {
 		// A Lua link is the return pc; a vararg link, the distance down
 		// to the function's original frame.

@@ -36,8 +36,10 @@ struct TraceFrames {
 };
 
 // Rebuilds the frames of snapshot snapno of trace t, which runs on the
-// stack at jit_base.
+// stack at jit_base. memory_current: the memory is as the trace left it (a
+// core, a stopped process), so a function the trace loaded, rather than
+// held as a constant, can be read again where it loaded it from.
 Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
-					   uint64_t jit_base);
+					   uint64_t jit_base, bool memory_current = true);
 
 } // namespace ljcore
