@@ -18,9 +18,9 @@ struct lj_layout {
 	const char *name; /* e.g. "upstream-2.1 gc64 x86_64" */
 
 	/* Build properties (lj_arch.h). */
-	u8 gc64;    /* LJ_GC64: GCRef/MRef are 64 bits, TValue is NaN-tagged 64. */
-	u8 fr2;     /* LJ_FR2: two-slot frame link (always with GC64). */
-	u8 ptrsize; /* 8 or 4: size of GCRef/MRef fields. */
+	u8 gc64;     /* LJ_GC64: GCRef/MRef are 64 bits, TValue is NaN-tagged 64. */
+	u8 fr2;      /* LJ_FR2: two-slot frame link (always with GC64). */
+	u8 ptrsize;  /* 8 or 4: size of GCRef/MRef fields. */
 	u8 vmstates; /* LJ_VMST__MAX: 7, or 9 in Tarantool's fork (lj_obj.h). */
 
 	/* lua_State */
@@ -126,6 +126,20 @@ struct lj_layout {
 	 * was built without the JIT or the layout is unknown. */
 	const struct lj_trace_layout *jit;
 };
+
+/*
+ * The allocator: in the global_State of all three forks (lj_obj.h), the
+ * lua_Alloc allocf and its void *allocd are the two native pointers right
+ * before GCState gc, which starts with total. GCState goes on with
+ * threshold (GCSize: 64 bits with GC64, else 32), currentwhite and state
+ * (GCSpause 0, GCSpropagate, GCSatomic, GCSsweepstring, GCSsweep,
+ * GCSfinalize). 64-bit targets only.
+ */
+#define LJ_G_ALLOCF(ly) ((ly)->g_gc_total - 16)
+#define LJ_G_ALLOCD(ly) ((ly)->g_gc_total - 8)
+#define LJ_G_GC_STATE(ly) ((ly)->g_gc_total + ((ly)->gc64 ? 16 : 8) + 1)
+#define LJ_GCS_PAUSE 0
+#define LJ_GCS_SWEEPSTRING 3
 
 /* Generic object header: every GC object starts with nextgc, marked, gct. */
 /* offsetof(GCHeader, gct): after nextgc (a GCRef) and marked. */

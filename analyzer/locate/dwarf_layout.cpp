@@ -265,6 +265,14 @@ void set_cframe(lj_layout &ly, Arch arch, bool tarantool)
 
 } // namespace
 
+std::optional<uint32_t> dwarf_member_offset(Dwarf *dw, const char *st, const char *path)
+{
+	StructIndex structs(dw, {st});
+	Members m(structs);
+	uint32_t off = m.off(st, path);
+	return m.missing().empty() ? std::optional(off) : std::nullopt;
+}
+
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 {
 	StructIndex structs(dw, {"lua_State", "global_State", "GG_State", "GCfuncC", "GCfuncL",
@@ -425,8 +433,9 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 // trace_layout.h): for comparing and printing them whole.
 #define LJ_LAYOUT_FIELDS(X)                                                                                \
 	X(gc64)                                                                                            \
-	X(fr2) X(ptrsize) X(vmstates) X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(           \
-		L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate)     \
+	X(fr2)                                                                                             \
+	X(ptrsize) X(vmstates) X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(       \
+		L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate)                \
 		X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(      \
 			g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num)        \
 			X(g_tmpbuf) X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(         \
@@ -449,12 +458,12 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 												cf_pc)
 #define LJ_TRACE_LAYOUT_FIELDS(X)                                                                  \
 	X(fork)                                                                                    \
-	X(gg_J) X(J_trace) X(J_sizetrace) X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim)           \
-		X(J_sizesnap) X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk)      \
-			X(T_nsnapmap) X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc)             \
-				X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild) X(T_spadjust)      \
-					X(T_traceno) X(T_link) X(T_root) X(T_nextroot)             \
-						X(T_nextside) X(T_linktype)
+	X(gg_J)                                                                                    \
+	X(J_trace) X(J_sizetrace) X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap)     \
+		X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap)      \
+			X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode)   \
+				X(T_mcloop) X(T_nchild) X(T_spadjust) X(T_traceno) X(T_link)       \
+					X(T_root) X(T_nextroot) X(T_nextside) X(T_linktype)
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {

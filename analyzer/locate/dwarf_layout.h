@@ -3,6 +3,7 @@
 // compared so that a wrong table shows up.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@
 namespace ljcore {
 
 Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch);
+
+// The offset of a member of struct st by its path ("gc.state"), if the
+// DWARF has both: for checks of what ljcore derives rather than reads.
+std::optional<uint32_t> dwarf_member_offset(Dwarf *dw, const char *st, const char *path);
 
 // Fields where two layouts differ: "L_base 32 != 40", empty when equal.
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b);

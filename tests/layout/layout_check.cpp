@@ -1,6 +1,7 @@
 // Every LuaJIT debug build under the given directories: the layout its DWARF
 // describes must equal one of the built-in tables, which serve stripped
-// binaries of the same flavour. On a mismatch the DWARF values are printed
+// binaries of the same flavour, and the fields derived from it must be where
+// the DWARF has them. On a mismatch the DWARF values are printed
 // as an initializer to compare with luajit/layouts.h.
 #include <cstdio>
 #include <filesystem>
@@ -43,6 +44,28 @@ static bool check_trace_layout(Dwarf *dw, const std::string &variant, const lj_l
 		printf(" %s;", d.c_str());
 	printf("\n");
 	return false;
+}
+
+// What profile --alloc derives from g->gc.total (luajit/layout.h): the
+// allocator and its data right before GCState, and its state byte.
+static bool check_derived(Dwarf *dw, const std::string &variant, const lj_layout &ly)
+{
+	struct {
+		const char *path;
+		uint32_t derived;
+	} fields[] = {{"allocf", uint32_t(LJ_G_ALLOCF(&ly))},
+		      {"allocd", uint32_t(LJ_G_ALLOCD(&ly))},
+		      {"gc.state", uint32_t(LJ_G_GC_STATE(&ly))}};
+	bool ok = true;
+	for (auto &f : fields) {
+		auto dwarf = dwarf_member_offset(dw, "global_State", f.path);
+		if (!dwarf || *dwarf != f.derived) {
+			printf("FAIL %s: global_State.%s is at %d in DWARF, derived %u\n",
+			       variant.c_str(), f.path, dwarf ? int(*dwarf) : -1, f.derived);
+			ok = false;
+		}
+	}
+	return ok;
 }
 
 int main(int argc, char **argv)
@@ -91,6 +114,7 @@ int main(int argc, char **argv)
 			if (match) {
 				printf("ok   %s = %s\n", variant.c_str(), match->name);
 				failed += check_trace_layout(dw, variant, *match) ? 0 : 1;
+				failed += check_derived(dw, variant, *ly) ? 0 : 1;
 			} else {
 				printf("FAIL %s: no built-in table equals its DWARF layout:\n",
 				       variant.c_str());
