@@ -210,6 +210,20 @@ int run(int argc, char **argv)
 	profile->add_flag("--native", prof.options.native,
 			  "the native frames around the Lua frames, as analyze places them "
 			  "(unwound from a copy of the stack)");
+	std::string alloc;
+	auto *alloc_opt =
+		profile->add_option(
+			       "--alloc", alloc,
+			       "allocations, not CPU time: outstanding (bytes not freed by the "
+			       "end, after a full GC cycle: the leak view; the default) or all "
+			       "(every byte allocated: the churn view)")
+			->expected(0, 1)
+			->check(CLI::IsMember({"", "outstanding", "all"}));
+	profile->add_option("--sample-bytes", prof.options.sample_bytes,
+			    "--alloc: sample an allocation every this many bytes on average "
+			    "(512K)")
+		->transform(CLI::AsSizeValue(false))
+		->check(CLI::PositiveNumber);
 	profile->add_flag("--blocking", prof.options.blocking,
 			  "userspace backend: stop the VM's thread for each sample, so its frames "
 			  "are exact (the default never stops it)");
@@ -260,6 +274,9 @@ int run(int argc, char **argv)
 		prof.options.backend = backend == "bpf"         ? Backend::bpf
 				       : backend == "userspace" ? Backend::userspace
 								: Backend::automatic;
+		using Alloc = ProfileOptions::Alloc;
+		if (alloc_opt->count())
+			prof.options.alloc = alloc == "all" ? Alloc::all : Alloc::outstanding;
 		return profile_command(prof);
 	}
 	if (fixture->parsed()) {

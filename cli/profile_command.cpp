@@ -35,6 +35,7 @@ void print_summary(std::ostream &err, const Profile &p)
 {
 	for (const std::string &note : p.notes)
 		err << "ljcore: " << printable(note) << "\n";
+	const bool bytes = p.unit == "bytes";
 	err << "ljcore: process";
 	if (p.pids.size() > 1) {
 		err << "es";
@@ -43,8 +44,13 @@ void print_summary(std::ostream &err, const Profile &p)
 	} else {
 		err << " " << p.pid;
 	}
-	err << ", " << p.samples << " samples in " << p.duration_s << " s at " << p.rate_hz
-	    << " Hz (" << p.backend << " backend; stopped " << double(p.paused_us) / 1000
+	err << ", " << p.samples;
+	if (bytes)
+		err << " sampled allocations in " << p.duration_s << " s, one per "
+		    << p.sample_bytes << " bytes on average";
+	else
+		err << " samples in " << p.duration_s << " s at " << p.rate_hz << " Hz";
+	err << " (" << p.backend << " backend; stopped " << double(p.paused_us) / 1000
 	    << " ms to find the VM" << (p.pids.size() > 1 ? "s" : "") << ")\n";
 	for (const ProfileOutcome &o : p.outcomes)
 		err << "  " << o.samples << "\t" << printable(o.outcome) << "\n";
@@ -57,6 +63,13 @@ int profile_command(ProfileCommand c)
 	if (c.options.blocking && c.options.backend == ProfileOptions::Backend::bpf) {
 		std::cerr << "ljcore: --blocking is for the userspace backend; the BPF one never "
 			     "stops the process\n";
+		return exit_usage;
+	}
+	if (c.options.alloc != ProfileOptions::Alloc::off &&
+	    (c.options.native || c.options.blocking ||
+	     c.options.backend == ProfileOptions::Backend::userspace)) {
+		std::cerr << "ljcore: --alloc probes the allocator with BPF uprobes: it has no "
+			     "userspace backend, --blocking or --native\n";
 		return exit_usage;
 	}
 	// Ctrl-C ends the profile early; what was sampled is still written.

@@ -51,6 +51,7 @@ struct Profile {
 					// refused, a child without a VM...
 	std::string unit = "samples";
 	uint32_t rate_hz = 0;
+	uint64_t sample_bytes = 0; // allocations: the mean bytes between samples
 	double duration_s = 0;
 	uint64_t paused_us = 0; // how long the process was stopped to find its VM
 	uint64_t samples = 0;   // taken; equals the sum of outcomes

@@ -22,6 +22,14 @@ struct ProfileOptions {
 	bool children = false;
 	// The native frames around the Lua frames of each sample.
 	bool native = false;
+	// Allocations instead of CPU time (a uprobe at the VM's allocator):
+	// bytes still allocated at the end, or every byte allocated.
+	enum class Alloc { off, outstanding, all } alloc = Alloc::off;
+	// The mean bytes between sampled allocations.
+	uint64_t sample_bytes = 512 * 1024;
+	// outstanding: how long, at most, to wait after the end for a GC sweep
+	// to free what was garbage by then.
+	double settle_s = 10;
 	// Polled a few times a second: true ends the profile early (Ctrl-C).
 	std::function<bool()> stop;
 	// Called a few times a second with the samples so far.

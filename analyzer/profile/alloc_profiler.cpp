@@ -1,0 +1,284 @@
+#include "analyzer/profile/alloc_profiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include <signal.h>
+
+#include "analyzer/profile/alloc_sampler.h"
+#include "analyzer/profile/profiled_process.h"
+#include "analyzer/profile/sample_namer.h"
+#include "analyzer/profile/tally.h"
+
+namespace ljcore {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Stacks = std::map<std::vector<ProfileFrame>, double>;
+
+// What a sampled allocation of size bytes stands for: it was taken with
+// probability 1 - exp(-size/mean), so its bytes count over that.
+double scaled(uint64_t bytes, uint64_t size, uint64_t mean)
+{
+	double p = -std::expm1(-double(size) / double(mean));
+	return p > 0 ? double(bytes) / p : double(bytes);
+}
+
+// Waits for a sweep that starts after the end. The collector frees, in its
+// sweep, what was unreachable when its atomic phase ran; an object that
+// was garbage at the end is freed by the first sweep whose atomic phase
+// comes after the end, so a sweep already running at the end does not
+// count. Polled: a sweep shorter than the poll is seen in a later cycle.
+struct CycleWatch {
+	enum { want_marking, want_sweep, want_sweep_over, done, exited } step = want_marking;
+
+	void see(uint8_t state)
+	{
+		bool sweeping = state >= LJ_GCS_SWEEPSTRING;
+		if (step == want_marking && !sweeping)
+			step = want_sweep;
+		else if (step == want_sweep && sweeping)
+			step = want_sweep_over;
+		else if (step == want_sweep_over && !sweeping)
+			step = done;
+	}
+};
+
+struct AllocProcess {
+	std::unique_ptr<ProfiledProcess> proc;
+	std::unique_ptr<SampleNamer> namer;
+	uint64_t allocf = 0, allocd = 0;
+	std::optional<uint64_t> total_at_start;
+	CycleWatch cycle;
+
+	std::optional<uint64_t> gc_total() const
+	{
+		auto v = proc->mem->ref(proc->config.g + proc->layout.g_gc_total);
+		return v ? std::optional(*v) : std::nullopt;
+	}
+	std::optional<uint8_t> gc_state() const
+	{
+		auto v = proc->mem->value<uint8_t>(proc->config.g + LJ_G_GC_STATE(&proc->layout));
+		return v ? std::optional(*v) : std::nullopt;
+	}
+};
+
+// A sampled allocation: its stack (a key of the allocated stacks) and the
+// bytes of its block it stands for.
+struct SampledBlock {
+	const std::vector<ProfileFrame> *stack = nullptr;
+	double bytes = 0;
+	uint32_t pid = 0;
+};
+
+std::string kib(uint64_t bytes)
+{
+	return std::to_string(bytes / 1024) + " KiB";
+}
+
+} // namespace
+
+std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o)
+{
+	Profile p;
+	p.pid = o.pid;
+	p.unit = "bytes";
+	p.sample_bytes = o.sample_bytes;
+	std::vector<AllocProcess> procs;
+	bool only_no_vm = true;
+	std::string first_error;
+	std::vector<int32_t> pids = processes_to_profile(o.pid, o.children);
+	for (int32_t pid : pids) {
+		bool no_vm = false;
+		auto proc = find_vm(pid, p.paused_us, no_vm);
+		if (!proc) {
+			only_no_vm = only_no_vm && no_vm;
+			if (first_error.empty())
+				first_error = proc.error().message;
+			if (pids.size() > 1)
+				p.notes.push_back(proc.error().message);
+			continue;
+		}
+		AllocProcess ap;
+		ap.proc = std::move(*proc);
+		const lj_layout &ly = ap.proc->layout;
+		uint64_t g = ap.proc->config.g;
+		auto allocf = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCF(&ly));
+		auto allocd = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCD(&ly));
+		if (!allocf || !*allocf || !allocd) {
+			std::string why = "process " + std::to_string(pid) +
+					  ": g->allocf or g->allocd unreadable";
+			if (first_error.empty())
+				first_error = why;
+			only_no_vm = false;
+			p.notes.push_back(why);
+			continue;
+		}
+		ap.allocf = *allocf;
+		ap.allocd = *allocd;
+		procs.push_back(std::move(ap));
+	}
+	if (procs.empty())
+		return std::unexpected(ProfileError{only_no_vm ? ProfileFailure::no_vm
+							       : ProfileFailure::unreadable,
+						    first_error});
+
+	auto sampler = AllocSampler::open(o.sample_bytes);
+	if (!sampler)
+		return std::unexpected(
+			ProfileError{ProfileFailure::no_sampler, sampler.error().message});
+	std::unordered_map<uint32_t, AllocProcess *> by_pid;
+	for (AllocProcess &ap : procs) {
+		const NativeSession *native = ap.proc->live.native.get();
+		ap.namer = std::make_unique<SampleNamer>(
+			*ap.proc->mem, ap.proc->config.g, ap.proc->layout.vmstates,
+			[native](uint64_t addr) { return native->function_at(addr); }, nullptr);
+		if (auto r = (*sampler)->add(ap.proc->pid, ap.proc->config, ap.allocf, ap.allocd);
+		    !r)
+			return std::unexpected(
+				ProfileError{ProfileFailure::no_sampler, r.error().message});
+		ap.total_at_start = ap.gc_total();
+		by_pid[uint32_t(ap.proc->pid)] = &ap;
+		p.pids.push_back(ap.proc->pid);
+	}
+
+	Tally tally;
+	Stacks allocated;
+	std::unordered_map<uint64_t, SampledBlock> blocks; // by sample number
+	std::unordered_map<uint64_t, SampledBlock> live;   // placed, not freed
+	uint64_t untracked = 0, freed_after_end = 0;
+	bool ended = false;
+	AllocSampler::Handlers handlers;
+	handlers.sampled = [&](const lj_alloc_sample &a) {
+		auto ap = by_pid.find(a.pid);
+		if (ap == by_pid.end())
+			return tally.count("failed: no VM for the process", true);
+		NamedSample named = ap->second->namer->name(a.s, true);
+		tally.count(named.outcome, named.failure);
+		if (named.failure)
+			return;
+		// Allocated bytes as g->gc.total counts them: a realloc adds
+		// what it grows by. The block holds all of its new size.
+		uint64_t grown = a.size > a.osize ? a.size - a.osize : 0;
+		auto it = allocated.try_emplace(std::move(named.frames), 0).first;
+		it->second += scaled(grown, a.size, o.sample_bytes);
+		blocks[a.seq] = {&it->first, scaled(a.size, a.size, o.sample_bytes), a.pid};
+	};
+	handlers.noted = [&](const lj_alloc_note &n) {
+		auto b = blocks.find(n.seq);
+		switch (n.kind) {
+		case LJ_ALLOC_PLACED:
+			if (b != blocks.end() && n.addr)
+				live[n.seq] = b->second;
+			break;
+		case LJ_ALLOC_FREED: {
+			size_t erased = live.erase(n.seq);
+			if (ended)
+				freed_after_end += erased;
+			break;
+		}
+		case LJ_ALLOC_UNTRACKED:
+			untracked++;
+			break;
+		}
+		if (n.kind != LJ_ALLOC_FREED && b != blocks.end())
+			blocks.erase(b);
+	};
+
+	auto start = Clock::now();
+	auto deadline = start + std::chrono::duration<double>(o.duration_s);
+	while (Clock::now() < deadline && !(o.stop && o.stop())) {
+		if (auto r = (*sampler)->poll(100, handlers); !r)
+			return std::unexpected(
+				ProfileError{ProfileFailure::no_sampler, r.error().message});
+		if (o.progress)
+			o.progress(tally.progress());
+	}
+	p.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
+	(*sampler)->stop_sampling();
+	(void)(*sampler)->poll(0, handlers);
+	ended = true;
+
+	if (o.alloc == ProfileOptions::Alloc::outstanding) {
+		// A process with no sampled block left (an idle nginx master)
+		// has nothing to wait for.
+		for (AllocProcess &ap : procs)
+			if (std::none_of(live.begin(), live.end(), [&](const auto &b) {
+				    return b.second.pid == uint32_t(ap.proc->pid);
+			    }))
+				ap.cycle.step = CycleWatch::done;
+		auto settle_end = Clock::now() + std::chrono::duration<double>(o.settle_s);
+		auto all_done = [&] {
+			for (const AllocProcess &ap : procs)
+				if (ap.cycle.step < CycleWatch::done)
+					return false;
+			return true;
+		};
+		while (!all_done() && Clock::now() < settle_end && !(o.stop && o.stop())) {
+			for (AllocProcess &ap : procs) {
+				auto state = ap.gc_state();
+				if (state)
+					ap.cycle.see(*state);
+				else if (kill(ap.proc->pid, 0) != 0)
+					ap.cycle.step = CycleWatch::exited;
+			}
+			if (auto r = (*sampler)->poll(1, handlers); !r)
+				break;
+		}
+		(void)(*sampler)->poll(0, handlers);
+		for (const AllocProcess &ap : procs)
+			if (ap.cycle.step == CycleWatch::exited)
+				p.notes.push_back(
+					"process " + std::to_string(ap.proc->pid) +
+					" exited after the end: its VM freed what it held");
+			else if (ap.cycle.step != CycleWatch::done)
+				p.notes.push_back("process " + std::to_string(ap.proc->pid) +
+						  ": the GC did not sweep within " +
+						  std::to_string(int(o.settle_s)) +
+						  " s after the end, so what was garbage by then "
+						  "still counts");
+		p.notes.push_back(
+			std::to_string(freed_after_end) +
+			" sampled blocks freed after the end, by the GC sweep waited for");
+	}
+
+	for (const AllocProcess &ap : procs) {
+		auto end_total = ap.gc_total();
+		if (ap.total_at_start && end_total)
+			p.notes.push_back("process " + std::to_string(ap.proc->pid) +
+					  ": g->gc.total " + kib(*ap.total_at_start) +
+					  " at the start, " + kib(*end_total) + " at the end (" +
+					  (*end_total >= *ap.total_at_start ? "+" : "-") +
+					  kib(*end_total >= *ap.total_at_start
+						      ? *end_total - *ap.total_at_start
+						      : *ap.total_at_start - *end_total) +
+					  ")");
+	}
+	if (untracked)
+		p.notes.push_back(
+			std::to_string(untracked) +
+			" sampled blocks not tracked (the table of live blocks was full)");
+	if (uint64_t dropped = (*sampler)->dropped())
+		tally.count("failed: ring buffer full (a lost free leaves its block outstanding)",
+			    true, dropped);
+
+	Stacks outstanding;
+	const bool all = o.alloc == ProfileOptions::Alloc::all;
+	if (!all)
+		for (auto &[seq, b] : live)
+			outstanding[*b.stack] += b.bytes;
+	for (auto &[frames, bytes] : all ? allocated : outstanding)
+		if (uint64_t n = uint64_t(std::llround(bytes)))
+			p.stacks.push_back({frames, n});
+	p.backend = "bpf";
+	p.samples = tally.samples;
+	for (auto &[outcome, n] : tally.outcomes)
+		p.outcomes.push_back({outcome, n.first, n.second});
+	return p;
+}
+
+} // namespace ljcore

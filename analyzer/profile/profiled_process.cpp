@@ -1,0 +1,83 @@
+#include "analyzer/profile/profiled_process.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace ljcore {
+
+namespace {
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// nginx names its master "nginx: master process ..." (ngx_setproctitle).
+bool is_nginx_master(int32_t pid)
+{
+	return read_file("/proc/" + std::to_string(pid) + "/cmdline")
+		.starts_with("nginx: master process");
+}
+
+// The processes whose parent is pid, from each /proc/N/stat's ppid (the
+// field after the state, after the parenthesized command name).
+std::vector<int32_t> children_of(int32_t pid)
+{
+	std::vector<int32_t> kids;
+	for (const auto &e : std::filesystem::directory_iterator("/proc")) {
+		const std::string name = e.path().filename();
+		if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		std::string stat = read_file("/proc/" + name + "/stat");
+		size_t paren = stat.rfind(')');
+		if (paren == std::string::npos || paren + 4 >= stat.size())
+			continue;
+		if (atoi(stat.c_str() + paren + 4) == pid)
+			kids.push_back(int32_t(std::stoi(name)));
+	}
+	std::sort(kids.begin(), kids.end());
+	return kids;
+}
+
+} // namespace
+
+std::vector<int32_t> processes_to_profile(int32_t pid, bool children)
+{
+	std::vector<int32_t> pids{pid};
+	if (children || is_nginx_master(pid))
+		for (int32_t kid : children_of(pid))
+			pids.push_back(kid);
+	return pids;
+}
+
+Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused_us, bool &no_vm)
+{
+	auto live = open_live(pid);
+	if (!live)
+		return std::unexpected(live.error());
+	auto proc = std::make_unique<ProfiledProcess>();
+	proc->pid = pid;
+	proc->live = std::move(*live);
+	Analysis a = analyze_target(*proc->live.process, *proc->live.native, AnalyzeOptions{});
+	paused_us += uint64_t(proc->live.process->resume().count());
+	if (a.vms.empty()) {
+		no_vm = true;
+		return fail("no LuaJIT VM found in process " + std::to_string(pid) +
+			    (a.problems.empty() ? "" : ": " + a.problems.front()));
+	}
+	const VmResult &vm = a.vms.front();
+	proc->config.layout = vm.layout_offsets;
+	proc->config.g = vm.global_state;
+	proc->config.tid = uint32_t(vm.tid);
+	proc->layout = vm.layout_offsets;
+	if (vm.trace_layout_offsets) {
+		proc->trace_layout = *vm.trace_layout_offsets;
+		proc->layout.jit = &proc->trace_layout;
+	}
+	proc->mem = std::make_unique<LuaMemory>(*proc->live.process, proc->layout);
+	return proc;
+}
+
+} // namespace ljcore

@@ -1,0 +1,285 @@
+#include "analyzer/profile/sample_namer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/vm_locator.h"
+#include "analyzer/profile/native_frames.h"
+#include "analyzer/stack/lua_stack.h"
+#include "analyzer/traces/trace_mcode.h"
+#include "luajit/frame.h"
+
+namespace ljcore {
+
+namespace {
+
+// enum lj_walk_status of luajit/walker.h (which needs LJ_READ to include).
+constexpr int32_t walk_ok = 0, walk_end = 1;
+
+// Named frames remembered; the cache starts over past this many.
+constexpr size_t max_cached_names = 1 << 16;
+
+std::string walk_failure(int32_t status)
+{
+	switch (status) {
+	case -1:
+		return "failed: a read of the stack failed (it changed under the walk?)";
+	case -2:
+		return "failed: the frame chain does not go down the stack";
+	case -3:
+		return "failed: a frame slot holds no function";
+	default:
+		return "failed: walk status " + std::to_string(status);
+	}
+}
+
+// What the VM was doing, as a word the summary counts samples under.
+std::string activity(const std::string &vmstate)
+{
+	if (vmstate == "interpreter" || vmstate == "Lua function" || vmstate == "fast function")
+		return "Lua";
+	if (vmstate == "C" || vmstate == "C function")
+		return "C";
+	if (vmstate == "GC")
+		return "GC";
+	if (vmstate.starts_with("trace "))
+		return vmstate == "trace exit" ? "JIT compiler" : "compiled trace";
+	if (vmstate == "trace")
+		return "compiled trace";
+	return "JIT compiler";
+}
+
+ProfileFrame profile_frame(const LuaFrame &f)
+{
+	ProfileFrame p;
+	if (f.what == "C") {
+		p.kind = ProfileFrameKind::c;
+		p.name = !f.name.empty() ? f.name : f.c_symbol;
+		return p;
+	}
+	p.name = f.name;
+	p.file = f.short_src;
+	p.line = f.current_line;
+	p.line_defined = f.what == "main" ? 0 : f.line_defined;
+	return p;
+}
+
+// Where a sample in a trace may have left it: the pc, the word at sp (a
+// leaf helper the trace called: lj_vm_modi, lj_vm_floor...), and at the
+// allocator the words of the stack copy (called through lj_tab_new() or
+// lj_str_new(), it has the trace's return address a few frames up).
+std::vector<uint64_t> trace_pc_candidates(const lj_profile_sample &s, bool at_allocator)
+{
+	std::vector<uint64_t> ips{s.ip, s.ret};
+	uint32_t len = at_allocator ? std::min<uint32_t>(s.stack_len, LJ_PROFILE_STACK_BYTES) : 0;
+	for (uint32_t at = 0; at + 8 <= len; at += 8) {
+		uint64_t word;
+		memcpy(&word, s.stack + at, 8);
+		ips.push_back(word);
+	}
+	return ips;
+}
+
+} // namespace
+
+// Read once per sample for each function on it: a prototype freed and its
+// memory reused for another changes it, so the cache never names a frame
+// from a dead one.
+FunctionIdentity SampleNamer::identity(uint64_t func)
+{
+	const lj_layout &ly = mem_.layout();
+	FunctionIdentity id{func, 0, 0, 0};
+	auto ffid = mem_.value<uint8_t>(func + ly.fn_ffid);
+	if (!ffid)
+		return id;
+	if (*ffid != LJ_FF_LUA) {
+		id.proto = mem_.value<uint64_t>(func + ly.fn_f).value_or(0);
+		id.header = *ffid;
+		return id;
+	}
+	auto pt = function_proto(mem_, func);
+	if (!pt)
+		return id;
+	id.proto = pt->addr;
+	id.header = pt->chunkname;
+	id.shape = uint64_t(uint32_t(pt->firstline)) << 32 | pt->sizebc;
+	return id;
+}
+
+void SampleNamer::name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out)
+{
+	std::unordered_map<uint64_t, FunctionIdentity> ids;
+	auto id_of = [&](uint64_t func) {
+		auto [it, added] = ids.try_emplace(func);
+		if (added)
+			it->second = identity(func);
+		return it->second;
+	};
+	if (names_.size() > max_cached_names)
+		names_.clear();
+	std::vector<ProfileFrame> named(raw.size());
+	for (size_t i = 0; i < raw.size(); i++) {
+		// A frame is named by its caller's call instruction when it
+		// links to the frame right below (name_frames()).
+		bool linked = i + 1 < raw.size() && raw[i + 1].slot == raw[i].prevslot &&
+			      raw[i + 1].pc != 0;
+		FrameKey key{id_of(raw[i].func), raw[i].pc,
+			     linked ? id_of(raw[i + 1].func) : FunctionIdentity{},
+			     linked ? raw[i + 1].pc : 0};
+		auto [it, added] = names_.try_emplace(key);
+		if (added) {
+			std::vector<WalkedFrame> pair{raw[i]};
+			if (linked)
+				pair.push_back(raw[i + 1]);
+			LuaStack one;
+			name_frames(mem_, pair, nullptr, 0, symbolize_, one);
+			it->second = profile_frame(one.frames.front());
+		}
+		named[i] = it->second;
+	}
+	out.insert(out.end(), named.rbegin(), named.rend());
+}
+
+const Trace *SampleNamer::trace_at(uint64_t ip) const
+{
+	// g->vmstate names the trace entered; a side trace it jumped to runs
+	// under the same number. The pc says whose code it is.
+	for (const Trace &t : traces_.traces)
+		if (t.problem.empty() && ip - t.mcode < t.szmcode)
+			return &t;
+	return nullptr;
+}
+
+std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t> &ips,
+						     uint64_t jit_base, bool at_allocator)
+{
+	const lj_trace_layout *tl = builtin_trace_layout(mem_.layout());
+	if (!tl)
+		return std::nullopt;
+	auto first_in_trace = [&]() -> std::pair<const Trace *, uint64_t> {
+		for (uint64_t ip : ips)
+			if (const Trace *t = ip ? trace_at(ip) : nullptr)
+				return {t, ip};
+		return {nullptr, 0};
+	};
+	auto [t, ip] = first_in_trace();
+	if (!t) {
+		traces_ = read_traces(mem_, *tl, g_, false, 0);
+		traces_.mcode_unit = mcode_unit(Arch::x86_64);
+		std::tie(t, ip) = first_in_trace();
+		if (!t)
+			return std::nullopt;
+	}
+	int32_t snap = snapshot_at(traces_, *t, ip - t->mcode);
+	// A call before the first snapshot's code runs in the frames the trace
+	// was entered with: snapshot 0's.
+	if (snap < 0 && at_allocator && !t->snapshots.empty())
+		snap = 0;
+	if (snap < 0)
+		return std::nullopt;
+	auto frames = restore_trace_frames(mem_, *t, uint32_t(snap), jit_base, false);
+	// A call to the allocator sits between two snapshots, and code the
+	// trace inlined often has no guard before it allocates (the loop
+	// hoisted them): the snapshot after the call has the allocating frame,
+	// unless that frame returned before the next guard, when the one
+	// before has more frames. Either serves when the other cannot be
+	// restored.
+	if (at_allocator && size_t(snap) + 1 < t->snapshots.size()) {
+		auto next = restore_trace_frames(mem_, *t, uint32_t(snap) + 1, jit_base, false);
+		if (next && (!frames || next->inlined.size() >= frames->inlined.size()))
+			return std::move(*next);
+	}
+	return frames ? std::optional(std::move(*frames)) : std::nullopt;
+}
+
+NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
+{
+	NamedSample named;
+	auto failed = [&](std::string why) {
+		named.outcome = std::move(why);
+		named.failure = true;
+		return named;
+	};
+	switch (s.source) {
+	case LJ_PROFILE_OTHER_THREAD:
+		named.outcome = "thread without the VM";
+		return named;
+	case LJ_PROFILE_NO_STATE:
+		return failed("failed: VM state unreadable");
+	case LJ_PROFILE_OFF_CPU:
+		named.outcome = "idle: the VM's thread was not running";
+		return named;
+	case LJ_PROFILE_NOT_STOPPED:
+		return failed("failed: the thread did not stop in time");
+	case LJ_PROFILE_WALKED:
+		break;
+	default:
+		return failed("failed: no VM for the process");
+	}
+	std::string state = vmstate_text(s.vmstate, vmstates_);
+	if (s.status != walk_end && !(s.status == walk_ok && s.truncated))
+		return failed(walk_failure(s.status));
+	std::vector<WalkedFrame> raw;
+	uint32_t n = std::min<uint32_t>(s.nframes, LJ_PROFILE_MAX_FRAMES);
+	for (uint32_t i = 0; i < n; i++) {
+		const lj_profile_frame &f = s.frames[i];
+		raw.push_back(
+			{f.slot, i ? s.frames[i - 1].slot : 0, f.prevslot, f.func, f.pc, 0, i});
+	}
+	// In compiled code the walk started at g->jit_base as sampled, the
+	// frame the trace started in (its link slot is right below the base);
+	// the snapshot adds what the trace inlined above it.
+	std::optional<TraceFrames> compiled;
+	if (s.vmstate > 0 && !raw.empty())
+		compiled = trace_frames(trace_pc_candidates(s, at_allocator), raw[0].slot + 8,
+					at_allocator);
+	size_t ninlined = compiled ? compiled->inlined.size() : 0;
+	if (compiled) {
+		raw[0].pc = compiled->base_pc;
+		std::vector<WalkedFrame> inlined;
+		for (size_t i = 0; i < ninlined; i++) {
+			const InlinedFrame &in = compiled->inlined[i];
+			uint64_t prev =
+				i + 1 < ninlined ? compiled->inlined[i + 1].slot : raw[0].slot;
+			inlined.push_back({in.slot, 0, prev, in.function, in.pc, LJ_FRAME_LUA, 0});
+		}
+		raw.insert(raw.begin(), inlined.begin(), inlined.end());
+		for (size_t i = 0; i < raw.size(); i++)
+			raw[i].level = uint32_t(i);
+	}
+	std::vector<ProfileFrame> &frames = named.frames;
+	name_walk(raw, frames);
+	if (native_) {
+		// frames[] is root first; the mix takes the Lua frames innermost first.
+		std::vector<ProfileFrame> lua(frames.rbegin(), frames.rend());
+		std::vector<ProfileFrame> mixed;
+		if (mix_native_frames(*native_, mem_.memory(), mem_.layout(), g_, s, raw, ninlined,
+				      lua, mixed, named.without_native))
+			frames = std::move(mixed);
+	}
+	if (s.truncated)
+		frames.insert(frames.begin(), {ProfileFrameKind::truncated, "", "", -1, -1, 0});
+	std::string what = activity(state);
+	// In the interpreter without its registers (a sample in the kernel, or
+	// the userspace sampler not stopping the thread), the walk started at
+	// L->base: the frames as of the VM's last exit to C, not the pc's.
+	if (s.vmstate == -1 && !s.regs_used && !at_allocator)
+		what = "Lua, from L->base (no registers)";
+	if (what == "GC" || what == "JIT compiler")
+		frames.push_back({ProfileFrameKind::state, what, "", -1, -1, 0});
+	else if (what == "compiled trace" && !compiled)
+		// No snapshot covers the pc (an exit stub, a trace being
+		// replaced): the frames below are right, the innermost unknown.
+		frames.push_back({ProfileFrameKind::trace, "", "", -1, -1,
+				  s.vmstate > 0 ? uint32_t(s.vmstate) : 0});
+	else if (frames.empty())
+		// Native code that no Lua function called (an event loop
+		// between requests): a stack of its own, not an empty one.
+		frames.push_back({ProfileFrameKind::state, "no Lua frames", "", -1, -1, 0});
+	named.outcome = what;
+	return named;
+}
+
+} // namespace ljcore

@@ -1,0 +1,84 @@
+// Names the frames of one process's samples (luajit/bpf/profile_sample.h),
+// through the crash path's naming: a prototype-identity cache over
+// name_frames(), the snapshot of a trace for what it inlined, and, for
+// --native, the native frames around the Lua ones. Used by the CPU
+// profile and by the allocation profile alike.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua_memory.h"
+#include "analyzer/profile/profile_model.h"
+#include "analyzer/stack/lua_stack.h"
+#include "analyzer/traces/trace_frames.h"
+#include "analyzer/traces/traces.h"
+#include "luajit/bpf/profile_sample.h"
+#include "readers/native_stack.h"
+
+namespace ljcore {
+
+struct NamedSample {
+	std::vector<ProfileFrame> frames; // root first; empty when it failed
+	std::string outcome;              // "Lua", "C", "GC", ..., or "failed: ..."
+	bool failure = false;
+	std::string without_native; // --native: why the native frames are missing
+};
+
+// What names a function's frames: its prototype's address, chunk name,
+// first line and size (or a C function's address).
+struct FunctionIdentity {
+	uint64_t func = 0, proto = 0, header = 0, shape = 0;
+	friend auto operator<=>(const FunctionIdentity &, const FunctionIdentity &) = default;
+};
+
+class SampleNamer {
+public:
+	// g: the VM's global_State. native: the process's unwinder for
+	// --native, nullptr without.
+	SampleNamer(const LuaMemory &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize,
+		    const NativeSession *native)
+	    : mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize)),
+	      native_(native)
+	{
+	}
+
+	// at_allocator: the sample was taken at the VM's allocator, where
+	// the VM has stored L->base and the pc (so a walk from memory is
+	// exact) and a trace's return address is in the stack copy.
+	NamedSample name(const lj_profile_sample &s, bool at_allocator = false);
+
+private:
+	struct FrameKey {
+		FunctionIdentity function;
+		uint64_t pc = 0;
+		FunctionIdentity caller; // when the caller names it
+		uint64_t caller_pc = 0;
+		friend auto operator<=>(const FrameKey &, const FrameKey &) = default;
+	};
+
+	// The trace whose machine code holds ip, from the traces last read.
+	const Trace *trace_at(uint64_t ip) const;
+	// The frames a sample in a trace runs, as the crash path rebuilds
+	// them: the snapshot covering the first of ips found in a trace's code
+	// gives the frames the trace inlined and the pc of its first frame.
+	std::optional<TraceFrames> trace_frames(const std::vector<uint64_t> &ips, uint64_t jit_base,
+						bool at_allocator);
+	FunctionIdentity identity(uint64_t func);
+	// Appends the frames of a walk, named, root first.
+	void name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
+
+	const LuaMemory &mem_;
+	uint64_t g_;
+	unsigned vmstates_;
+	// The traces, read again when a sample's pc is in none of them (the
+	// JIT compiled more, or flushed and renumbered).
+	TraceSet traces_;
+	std::map<FrameKey, ProfileFrame> names_;
+	CodeSymbolizer symbolize_;
+	const NativeSession *native_;
+};
+
+} // namespace ljcore

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# ljcore profile --alloc of a real nginx (Debian nginx + libnginx-mod-http-lua,
+# testdata/nginx/leak.conf) whose /leak handler keeps a record of every request: given
+# the master, it probes the worker's allocator while 1000 requests leak and a ping loop
+# churns; the leaking handler's stack (handle_leak) must lead the outstanding bytes,
+# every sampled allocation must be accounted for, and every answer stays right.
+# Usage: nginx_alloc.sh LJCORE [SECONDS]
+# Exit: 0 pass, 1 fail, 77 skip (no nginx module, or the kernel refuses uprobes).
+set -euo pipefail
+
+ljcore=$1
+seconds=${2:-6}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+nginx=/usr/sbin/nginx
+if [[ ! -x $nginx || ! -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]]; then
+  echo "skip: nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
+  exit 77
+fi
+command -v curl >/dev/null || { echo "skip: curl is not installed"; exit 77; }
+
+prefix=$(mktemp -d /tmp/ljcore-nginx-alloc.XXXXXX)
+cleanup() {
+  [[ -n ${pings:-} ]] && kill "$pings" 2>/dev/null || true
+  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+  sleep 0.2
+  rm -rf "$prefix"
+}
+trap cleanup EXIT
+mkdir -p "$prefix/tmp"
+cp "$root/testdata/nginx/leak.conf" "$prefix/nginx.conf"
+(cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
+for _ in $(seq 50); do
+  [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge 1 ]] && break
+  sleep 0.1
+done
+master=$(cat "$prefix/nginx.pid")
+sock=(--unix-socket "$prefix/nginx.sock")
+
+# Pings all along (curl's URL ranges: one connection, request after request), so that
+# the worker allocates and its collector runs after the profile's end too.
+curl -s "${sock[@]}" "http://localhost/ping?[1-10000000]" >/dev/null &
+pings=$!
+
+"$ljcore" profile --alloc --pid "$master" --duration "$seconds" --sample-bytes 8K \
+  >"$prefix/folded" 2>"$prefix/summary" &
+profiler=$!
+sleep 1
+curl -s "${sock[@]}" "http://localhost/leak?[1-1000]" >"$prefix/answers"
+status=0
+wait "$profiler" || status=$?
+cat "$prefix/summary"
+if ((status == 4)); then
+  echo "skip: the kernel refuses uprobes here: $(head -1 "$prefix/summary")"
+  exit 77
+fi
+
+fail=()
+((status == 0)) || fail+=("ljcore profile --alloc exited with $status")
+last=$(tail -1 "$prefix/answers")
+[[ $(wc -l <"$prefix/answers") == 1000 && $last == "seen 1000" ]] ||
+  fail+=("the 1000 leaking requests were not all answered right (last: $last)")
+taken=$(grep -oE '[0-9]+ sampled allocations in' "$prefix/summary" | cut -d' ' -f1)
+counted=$(awk -F'\t' '/^  [0-9]+\t/ {n += $1} END {print n + 0}' "$prefix/summary")
+[[ $taken == "$counted" ]] || fail+=("the outcomes count $counted of $taken sampled allocations")
+echo "outstanding bytes by stack, the largest first:"
+awk '{print $NF, $0}' "$prefix/folded" | sort -rn | cut -d' ' -f2- | head -5 | sed 's/^/  /'
+leader=$(awk '{print $NF, $0}' "$prefix/folded" | sort -rn | head -1)
+[[ $leader == *"handle_leak content_by_lua(nginx.conf:"* ]] ||
+  fail+=("the leaking handler's stack does not lead the outstanding bytes: $leader")
+total=$(awk '{n += $NF} END {print n + 0}' "$prefix/folded")
+for fn in handle_leak remember_request; do
+  n=$(awk -v fn="$fn content_by_lua" 'index($0, fn) {n += $NF} END {print n + 0}' "$prefix/folded")
+  echo "through $fn: $n of $total outstanding bytes"
+done
+
+if ((${#fail[@]})); then
+  printf 'FAIL: %s\n' "${fail[@]}"
+  exit 1
+fi
+echo "ok"
