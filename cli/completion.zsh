@@ -52,7 +52,9 @@ _ljcore_command() {
 			'--native[the native frames too]' \
 			'--children[also sample its children]' \
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
-			'--blocking[userspace: stop the VM thread per sample]' ;;
+			'--blocking[userspace: stop the VM thread per sample]' \
+			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
+			'--sample-bytes[bytes between sampled allocations]:bytes:' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# What `ljcore profile --alloc` costs the process it probes: the wall time of a fixed,
+# allocation-heavy piece of Lua work (binary trees, JIT on: every node a table, freed by
+# the GC), alone and under the probe at the default --sample-bytes (512K), at 64K, and
+# with --alloc=all; median of RUNS rounds (one run of each setting per round). As in
+# profile_overhead.sh, the work starts only once the probe is in place and times itself.
+# The probe is a uprobe and a uretprobe on the allocator, so every allocation and free
+# traps into the kernel whether it is sampled or not; the last line divides the extra
+# time by the allocator calls the work makes (each node allocated and freed: 2 calls)
+# to give the cost of one call under the probe.
+# Needs root (uprobes). Usage: tools/bench/alloc_overhead.sh [RUNS]
+# (results: build/bench/alloc_overhead.txt)
+set -euo pipefail
+
+runs=${1:-3}
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+work=$out/alloc_work.lua
+cat >"$work" <<'LUA'
+-- Waits for the file named by START, then times the work and prints its seconds and
+-- the tree nodes it made.
+local ffi = require("ffi")
+ffi.cdef [[
+struct timespec { long tv_sec, tv_nsec; };
+int clock_gettime(int clock, struct timespec *ts);
+int usleep(unsigned usec);
+]]
+local function now()
+  local ts = ffi.new("struct timespec")
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+local function tree(depth)
+  if depth == 0 then return { false, false } end
+  return { tree(depth - 1), tree(depth - 1) }
+end
+local function check(t)
+  if not t[1] then return 1 end
+  return 1 + check(t[1]) + check(t[2])
+end
+while not io.open(os.getenv("START")) do ffi.C.usleep(10000) end
+local t0, nodes = now(), 0
+for _ = 1, tonumber(os.getenv("TREES")) do nodes = nodes + check(tree(12)) end
+io.write(string.format("%.4f %d\n", now() - t0, nodes))
+LUA
+
+one_run() { # PROFILE OPTIONS... (none: not probed) -> wall seconds and nodes of the work
+  local start=$out/alloc_start.$$ prof=
+  rm -f "$start"
+  START=$start TREES=${TREES:-40} "$exe" "$work" >"$out/alloc_work.out" &
+  local pid=$!
+  if (($#)); then
+    "$ljcore" profile --pid "$pid" --duration 600 -o /dev/null "$@" 2>"$out/alloc_run.err" &
+    prof=$!
+    sleep 1.5
+  fi
+  touch "$start"
+  wait "$pid"
+  [[ -n $prof ]] && { kill -INT "$prof" 2>/dev/null; wait "$prof" || true; }
+  rm -f "$start"
+  cat "$out/alloc_work.out"
+}
+
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+configs=("" "--alloc" "--alloc --sample-bytes 64K" "--alloc=all")
+for round in $(seq "$runs"); do
+  for i in "${!configs[@]}"; do
+    # shellcheck disable=SC2086 # the options are words
+    echo "$i $(one_run ${configs[$i]})"
+  done
+done >alloc_overhead.runs
+{
+  nodes=$(awk '{print $3; exit}' alloc_overhead.runs)
+  echo "median of $runs rounds of $nodes tree nodes; slowdown against the unprobed runs"
+  for i in "${!configs[@]}"; do
+    wall=$(awk -v i="$i" '$1 == i {print $2}' alloc_overhead.runs | median)
+    ((i == 0)) && base=$wall
+    awk -v l="${configs[$i]:-not probed}" -v w="$wall" -v b="$base" -v n="$nodes" \
+      'BEGIN { printf "%-32s wall %8.3f s %+8.1f%%", l, w, (w - b) * 100 / b
+               if (w > b) printf "   %.2f us per allocator call", (w - b) * 1e6 / (2 * n)
+               printf "\n" }'
+  done
+} | tee alloc_overhead.txt
