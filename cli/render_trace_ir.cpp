@@ -7,9 +7,9 @@
 #include <span>
 
 #include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/traces/ir_ops.h"
 #include "cli/render_bytes.h"
 #include "cli/render_trace.h"
-#include "luajit/ir_names.h"
 #include "luajit/layout.h"
 #include "luajit/trace_layout.h"
 
@@ -78,15 +78,12 @@ std::string escape_controls(const std::string &s)
 class IrDump {
 public:
 	IrDump(std::ostream &out, const TraceSet &set, const Trace &t, const std::string &arch)
-	    : out_(out), t_(t), arch_(arch)
+	    : out_(out), t_(t), arch_(arch), fork_(set.fork)
 	{
-		bool lj2 = set.fork == "luajit2";
-		irfield_ = lj2 ? std::span<const char *const>(lj_irfield_luajit2)
-			       : std::span<const char *const>(lj_irfield_upstream);
-		ircall_ = lj2 ? std::span<const char *const>(lj_ircall_luajit2)
-			      : std::span<const char *const>(lj_ircall_upstream);
-		ffnames_ = lj2 ? std::span<const char *const>(lj_ffnames_luajit2)
-			       : std::span<const char *const>(lj_ffnames_upstream);
+		const IrNames &names = ir_names(set.fork);
+		irfield_ = names.fields;
+		ircall_ = names.calls;
+		ffnames_ = names.ffnames;
 	}
 
 	void dump()
@@ -122,14 +119,9 @@ private:
 		uint16_t v = which == 1 ? ins.op1 : ins.op2;
 		return m == 0 ? int64_t(v) - LJ_REF_BIAS : int64_t(v);
 	}
-	static unsigned mode1(const IrIns &i)
-	{
-		return i.op < std::size(lj_ir_ops) ? lj_ir_ops[i.op].m1 : 3;
-	}
-	static unsigned mode2(const IrIns &i)
-	{
-		return i.op < std::size(lj_ir_ops) ? lj_ir_ops[i.op].m2 : 3;
-	}
+	// The fork's own modes: Tarantool's VLOAD has no second operand.
+	unsigned mode1(const IrIns &i) const { return ir_op_modes(fork_, i.op).m1; }
+	unsigned mode2(const IrIns &i) const { return ir_op_modes(fork_, i.op).m2; }
 
 	std::string func_name(const TraceFunction &f) const
 	{
@@ -424,6 +416,7 @@ private:
 	std::ostream &out_;
 	const Trace &t_;
 	std::string arch_;
+	std::string fork_;
 	std::span<const char *const> irfield_, ircall_, ffnames_;
 };
 

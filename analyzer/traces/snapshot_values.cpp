@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/traces/ir_ops.h"
 #include "analyzer/values/tvalue.h"
-#include "luajit/ir_names.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
@@ -20,14 +20,6 @@ constexpr uint8_t irt_true = 2, irt_lightud = 3, irt_num = 14, irt_i8 = 15, irt_
 // RegSP (lj_target.h): a register in the low byte (RID_NONE set: none,
 // RID_SUNK: an allocation sunk into the snapshot), a spill slot above.
 constexpr uint8_t rid_none = 0x80, rid_sunk = 0xfd;
-
-int ir_op(std::string_view name)
-{
-	for (size_t o = 0; o < std::size(lj_ir_ops); o++)
-		if (name == lj_ir_ops[o].name)
-			return int(o);
-	return -1;
-}
 
 struct Ops {
 	int rename = ir_op("RENAME"), conv = ir_op("CONV"), kpri = ir_op("KPRI"),

@@ -3,22 +3,13 @@
 #include <functional>
 
 #include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/traces/ir_ops.h"
 #include "luajit/frame.h"
-#include "luajit/ir_names.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
 
 namespace {
-
-// IR opcodes by name in this build of the IR tables (luajit/ir_names.h).
-int ir_op(std::string_view name)
-{
-	for (size_t o = 0; o < std::size(lj_ir_ops); o++)
-		if (name == lj_ir_ops[o].name)
-			return int(o);
-	return -1;
-}
 
 // One frame link slot of the snapshot, outermost first.
 struct SnapFrame {

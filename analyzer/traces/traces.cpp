@@ -4,7 +4,7 @@
 
 #include "analyzer/lj_limits.h"
 #include "analyzer/stack/lua_symbolize.h"
-#include "luajit/ir_names.h"
+#include "analyzer/traces/ir_ops.h"
 #include "luajit/layout.h"
 
 namespace ljcore {
@@ -14,23 +14,17 @@ namespace {
 // IR opcodes whose constants ir_kgc(), ir_kptr(), ir_knum() and
 // ir_kint64() read (lj_ir.h). Looked up by name: IRDEF's order is data.
 struct ConstOps {
-	int kint = -1, kgc = -1, kptr = -1, kkptr = -1, knum = -1, kint64 = -1;
-	ConstOps()
-	{
-		for (int o = 0; o < int(std::size(lj_ir_ops)); o++) {
-			const char *n = lj_ir_ops[o].name;
-			int *slot = !strcmp(n, "KINT")     ? &kint
-				    : !strcmp(n, "KGC")    ? &kgc
-				    : !strcmp(n, "KPTR")   ? &kptr
-				    : !strcmp(n, "KKPTR")  ? &kkptr
-				    : !strcmp(n, "KNUM")   ? &knum
-				    : !strcmp(n, "KINT64") ? &kint64
-							   : nullptr;
-			if (slot)
-				*slot = o;
-		}
-	}
+	int kint = ir_op("KINT"), kgc = ir_op("KGC"), kptr = ir_op("KPTR"), kkptr = ir_op("KKPTR"),
+	    knum = ir_op("KNUM"), kint64 = ir_op("KINT64");
 };
+
+// TraceSet::fork of a trace layout's fork.
+const char *fork_name(const lj_trace_layout &tl)
+{
+	return tl.fork == LJ_FORK_LUAJIT2     ? "luajit2"
+	       : tl.fork == LJ_FORK_TARANTOOL ? "tarantool"
+					      : "upstream";
+}
 
 const ConstOps &const_ops()
 {
@@ -156,7 +150,7 @@ bool has_wide_payload(const IrIns &ins, bool gc64)
 }
 
 // The IR of one trace: refs nk .. nins-1, constants resolved.
-std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
+std::string read_ir(const LuaMemory &mem, bool gc64, std::string_view fork, uint64_t ir, Trace &t)
 {
 	if (t.nk > LJ_REF_BIAS || t.nins < LJ_REF_BIAS || t.nins - t.nk > lj_limit::trace_ir)
 		return "implausible IR bounds nk " + std::to_string(t.nk) + ", nins " +
@@ -172,7 +166,7 @@ std::string read_ir(const LuaMemory &mem, bool gc64, uint64_t ir, Trace &t)
 		ins.op1 = load<uint16_t>(*raw, at + LJ_IRINS_OP1);
 		ins.op2 = load<uint16_t>(*raw, at + LJ_IRINS_OP2);
 		ins.type = load<uint8_t>(*raw, at + LJ_IRINS_T);
-		ins.op = load<uint8_t>(*raw, at + LJ_IRINS_O);
+		ins.op = canonical_ir_op(fork, load<uint8_t>(*raw, at + LJ_IRINS_O));
 		ins.prev = load<uint16_t>(*raw, at + LJ_IRINS_PREV);
 	}
 	// Constants grow down from REF_BIAS; one with a 64-bit payload takes
@@ -294,7 +288,7 @@ Trace read_trace(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t addr,
 			t.start_function = luajit_function(*name, *pt);
 	}
 
-	std::string problem = read_ir(mem, ly.gc64, ptr(tl.T_ir), t);
+	std::string problem = read_ir(mem, ly.gc64, fork_name(tl), ptr(tl.T_ir), t);
 	if (problem.empty())
 		problem = read_snapshots(mem, ptr(tl.T_snap), half(tl.T_nsnap), ptr(tl.T_snapmap),
 					 word(tl.T_nsnapmap), t);
@@ -348,7 +342,7 @@ TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g
 {
 	const lj_layout &ly = mem.layout();
 	TraceSet set;
-	set.fork = tl.fork == LJ_FORK_LUAJIT2 ? "luajit2" : "upstream";
+	set.fork = fork_name(tl);
 	set.gc64 = ly.gc64;
 	set.jit_state = g - ly.gg_g + tl.gg_J;
 	int32_t vmstate = mem.value<int32_t>(g + ly.g_vmstate).value_or(0);
