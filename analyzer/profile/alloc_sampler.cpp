@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "alloc.skel.h" // generated from luajit/bpf/alloc.bpf.c
+#include "analyzer/profile/libbpf_log.h"
 
 namespace ljcore {
 
@@ -56,6 +57,7 @@ Expected<std::pair<std::string, uint64_t>> file_offset(int32_t pid, uint64_t add
 
 Expected<std::unique_ptr<AllocSampler>> AllocSampler::open(uint64_t sample_bytes)
 {
+	quiet_libbpf();
 	std::unique_ptr<AllocSampler> s(new AllocSampler);
 	s->skel_ = lj_alloc::open_and_load();
 	if (!s->skel_) {

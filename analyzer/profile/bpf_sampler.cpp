@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "analyzer/profile/libbpf_log.h"
 #include "profile.skel.h" // generated from luajit/bpf/profile.bpf.c
 
 namespace ljcore {
@@ -26,19 +27,11 @@ std::string errno_text(int err)
 	return s;
 }
 
-// libbpf prints the verifier's whole log on a rejection: what matters is
-// in the error, and LJCORE_BPF_DEBUG=1 shows the rest.
-int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	static const bool debug = getenv("LJCORE_BPF_DEBUG") != nullptr;
-	return debug && level != LIBBPF_DEBUG ? vfprintf(stderr, fmt, args) : 0;
-}
-
 } // namespace
 
 Expected<std::unique_ptr<BpfSampler>> BpfSampler::open(uint32_t rate_hz)
 {
-	libbpf_set_print(libbpf_print);
+	quiet_libbpf();
 	std::unique_ptr<BpfSampler> s(new BpfSampler);
 	s->skel_ = lj_profile::open_and_load();
 	if (!s->skel_) {
