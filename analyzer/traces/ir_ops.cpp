@@ -49,9 +49,7 @@ int ir_op(std::string_view name)
 
 uint8_t canonical_ir_op(std::string_view fork, uint8_t raw)
 {
-	if (fork == "tarantool")
-		return tarantool_numbering().to_canonical[raw];
-	return raw < std::size(lj_ir_ops) ? raw : 0xff;
+	return fork == "tarantool" ? tarantool_numbering().to_canonical[raw] : raw;
 }
 
 lj_ir_op ir_op_modes(std::string_view fork, uint8_t op)

@@ -24,7 +24,8 @@ const IrNames &ir_names(std::string_view fork);
 // lj_ir_ops' number of the opcode named so, -1 if none.
 int ir_op(std::string_view name);
 
-// lj_ir_ops' number of the fork's opcode raw; 0xff if it has none.
+// lj_ir_ops' number of the fork's opcode raw; 0xff if it has none. The
+// same number for upstream and luajit2.
 uint8_t canonical_ir_op(std::string_view fork, uint8_t raw);
 
 // The fork's operand modes of opcode op (lj_ir_ops' number); {"?", 3, 3}

@@ -166,7 +166,7 @@ std::string read_ir(const LuaMemory &mem, bool gc64, std::string_view fork, uint
 		ins.op1 = load<uint16_t>(*raw, at + LJ_IRINS_OP1);
 		ins.op2 = load<uint16_t>(*raw, at + LJ_IRINS_OP2);
 		ins.type = load<uint8_t>(*raw, at + LJ_IRINS_T);
-		ins.op = canonical_ir_op(fork, load<uint8_t>(*raw, at + LJ_IRINS_O));
+		ins.op = load<uint8_t>(*raw, at + LJ_IRINS_O);
 		ins.prev = load<uint16_t>(*raw, at + LJ_IRINS_PREV);
 	}
 	// Constants grow down from REF_BIAS; one with a 64-bit payload takes
@@ -176,6 +176,12 @@ std::string read_ir(const LuaMemory &mem, bool gc64, std::string_view fork, uint
 		if (has_wide_payload(t.ir[i], gc64) && i + 1 < n)
 			t.ir[++i].value_slot = true;
 	}
+	// A fork with its own opcode numbers gets lj_ir_ops' (the constants'
+	// opcodes, which come first in IRDEF, are the same in every fork).
+	if (fork != "upstream" && fork != "luajit2")
+		for (IrIns &ins : t.ir)
+			if (!ins.value_slot)
+				ins.op = canonical_ir_op(fork, ins.op);
 	return {};
 }
 
