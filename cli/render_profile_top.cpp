@@ -45,7 +45,8 @@ void render_profile_top(std::ostream &out, const Profile &p)
 			 static_cast<unsigned long long>(c.total), pct(c.total));
 		out << line << label << "\n";
 	}
-	out << "\n" << p.samples << " samples:\n";
+	// A profile in bytes counts sampled allocations, not time samples.
+	out << "\n" << p.samples << (p.unit == "bytes" ? " sampled allocations:\n" : " samples:\n");
 	for (const ProfileOutcome &o : p.outcomes) {
 		snprintf(line, sizeof line, "%10llu %6.2f%%  ",
 			 static_cast<unsigned long long>(o.samples),

@@ -182,3 +182,12 @@ TEST_CASE("speedscope and top on hostile bytes")
 	CHECK(top.find("\n12 samples:\n") != std::string::npos);
 	CHECK(top.find("stack read failed") != std::string::npos);
 }
+
+TEST_CASE("top of an allocation profile counts sampled allocations")
+{
+	Profile p = hostile();
+	p.unit = "bytes";
+	std::string top = rendered(render_profile_top, p);
+	CHECK(top.find("\n12 sampled allocations:\n") != std::string::npos);
+	CHECK(top.find(" samples:") == std::string::npos);
+}
