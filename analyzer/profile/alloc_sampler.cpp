@@ -11,19 +11,14 @@
 #include <bpf/libbpf.h>
 
 #include "alloc.skel.h" // generated from luajit/bpf/alloc.bpf.c
-#include "analyzer/profile/libbpf_log.h"
+#include "analyzer/profile/bpf_support.h"
 
 namespace ljcore {
 
 namespace {
 
-std::string errno_text(int err)
-{
-	std::string s = strerror(err);
-	if (err == EPERM)
-		s += " (needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN for uprobes)";
-	return s;
-}
+// What loading and attaching needs where the kernel says EPERM.
+const char *const needs = "root, or CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN for uprobes";
 
 // The file mapped at addr in pid and addr's offset in it, for the uprobe:
 // /proc/PID/map_files/START-END names the very file mapped there, also
@@ -63,7 +58,7 @@ Expected<std::unique_ptr<AllocSampler>> AllocSampler::open(uint64_t sample_bytes
 	if (!s->skel_) {
 		int err = errno;
 		return fail("profile --alloc needs uprobes, which need bpf(); it was refused: " +
-			    errno_text(err));
+			    bpf_errno_text(err, needs));
 	}
 	// The quantiles of an exponential distribution of mean sample_bytes:
 	// the program draws one at random per sample, as tcmalloc draws its
@@ -73,12 +68,14 @@ Expected<std::unique_ptr<AllocSampler>> AllocSampler::open(uint64_t sample_bytes
 		uint64_t v = std::max<uint64_t>(1, uint64_t(-std::log(u) * double(sample_bytes)));
 		if (bpf_map__update_elem(s->skel_->maps.intervals, &i, sizeof i, &v, sizeof v,
 					 BPF_ANY) != 0)
-			return fail("cannot fill the sampling intervals: " + errno_text(errno));
+			return fail("cannot fill the sampling intervals: " +
+				    bpf_errno_text(errno, needs));
 	}
 	s->ring_ =
 		ring_buffer__new(bpf_map__fd(s->skel_->maps.events), on_record, s.get(), nullptr);
 	if (!s->ring_)
-		return fail("cannot open the allocation ring buffer: " + errno_text(errno));
+		return fail("cannot open the allocation ring buffer: " +
+			    bpf_errno_text(errno, needs));
 	return s;
 }
 
@@ -105,7 +102,7 @@ Expected<void> AllocSampler::add(int32_t pid, const lj_profile_vm &vm, uint64_t 
 		if (!link)
 			return fail("cannot probe the allocator of process " + std::to_string(pid) +
 				    " (" + path + " + " + std::to_string(offset) +
-				    "): " + errno_text(errno));
+				    "): " + bpf_errno_text(errno, needs));
 		links_.push_back(link);
 	}
 	lj_alloc_vm config{vm, allocd};
@@ -113,7 +110,7 @@ Expected<void> AllocSampler::add(int32_t pid, const lj_profile_vm &vm, uint64_t 
 	if (bpf_map__update_elem(skel_->maps.vms, &key, sizeof key, &config, sizeof config,
 				 BPF_ANY) != 0)
 		return fail("cannot give process " + std::to_string(pid) +
-			    " to the allocation probe: " + errno_text(errno));
+			    " to the allocation probe: " + bpf_errno_text(errno, needs));
 	return {};
 }
 
@@ -137,7 +134,7 @@ Expected<void> AllocSampler::poll(int timeout_ms, const Handlers &handlers)
 	int n = ring_buffer__poll(ring_, timeout_ms);
 	handlers_ = nullptr;
 	if (n < 0 && n != -EINTR)
-		return fail("reading allocations: " + errno_text(-n));
+		return fail("reading allocations: " + bpf_errno_text(-n, needs));
 	return {};
 }
 
@@ -148,18 +145,7 @@ void AllocSampler::stop_sampling()
 
 uint64_t AllocSampler::dropped() const
 {
-	long cpus = libbpf_num_possible_cpus();
-	if (cpus <= 0)
-		return 0;
-	std::vector<uint64_t> per_cpu(size_t(cpus), 0);
-	uint32_t zero = 0;
-	if (bpf_map__lookup_elem(skel_->maps.lost, &zero, sizeof zero, per_cpu.data(),
-				 per_cpu.size() * sizeof(uint64_t), 0) != 0)
-		return 0;
-	uint64_t total = 0;
-	for (uint64_t n : per_cpu)
-		total += n;
-	return total;
+	return per_cpu_sum(skel_->maps.lost);
 }
 
 } // namespace ljcore

@@ -1,8 +1,6 @@
 #include "analyzer/profile/bpf_sampler.h"
 
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -12,20 +10,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "analyzer/profile/libbpf_log.h"
+#include "analyzer/profile/bpf_support.h"
 #include "profile.skel.h" // generated from luajit/bpf/profile.bpf.c
 
 namespace ljcore {
 
 namespace {
 
-std::string errno_text(int err)
-{
-	std::string s = strerror(err);
-	if (err == EPERM)
-		s += " (needs root, or CAP_BPF and CAP_PERFMON)";
-	return s;
-}
+// What loading and attaching needs where the kernel says EPERM.
+const char *const needs = "root, or CAP_BPF and CAP_PERFMON";
 
 } // namespace
 
@@ -36,7 +29,7 @@ Expected<std::unique_ptr<BpfSampler>> BpfSampler::open(uint32_t rate_hz)
 	s->skel_ = lj_profile::open_and_load();
 	if (!s->skel_) {
 		int err = errno;
-		return fail("cannot load the BPF sampler: " + errno_text(err) +
+		return fail("cannot load the BPF sampler: " + bpf_errno_text(err, needs) +
 			    (err == EACCES ? " (the kernel's verifier rejected it; "
 					     "LJCORE_BPF_DEBUG=1 shows its log)"
 					   : ""));
@@ -56,19 +49,19 @@ Expected<std::unique_ptr<BpfSampler>> BpfSampler::open(uint32_t rate_hz)
 			if (errno == ENODEV)
 				continue;
 			return fail("perf_event_open on CPU " + std::to_string(cpu) + ": " +
-				    errno_text(errno));
+				    bpf_errno_text(errno, needs));
 		}
 		s->events_.push_back(fd);
 		bpf_link *link = bpf_program__attach_perf_event(s->skel_->progs.sample_lua, fd);
 		if (!link)
 			return fail("cannot attach the BPF sampler to CPU " + std::to_string(cpu) +
-				    ": " + errno_text(errno));
+				    ": " + bpf_errno_text(errno, needs));
 		s->links_.push_back(link);
 	}
 	s->ring_ =
 		ring_buffer__new(bpf_map__fd(s->skel_->maps.samples), on_record, s.get(), nullptr);
 	if (!s->ring_)
-		return fail("cannot open the sample ring buffer: " + errno_text(errno));
+		return fail("cannot open the sample ring buffer: " + bpf_errno_text(errno, needs));
 	return s;
 }
 
@@ -89,7 +82,7 @@ Expected<void> BpfSampler::add(int32_t pid, const lj_profile_vm &vm)
 	uint32_t key = uint32_t(pid);
 	if (bpf_map__update_elem(skel_->maps.vms, &key, sizeof key, &vm, sizeof vm, BPF_ANY) != 0)
 		return fail("cannot give process " + std::to_string(pid) +
-			    " to the BPF sampler: " + errno_text(errno));
+			    " to the BPF sampler: " + bpf_errno_text(errno, needs));
 	return {};
 }
 
@@ -107,24 +100,13 @@ Expected<void> BpfSampler::poll(int timeout_ms, const Handler &handler)
 	int n = ring_buffer__poll(ring_, timeout_ms);
 	handler_ = nullptr;
 	if (n < 0 && n != -EINTR)
-		return fail("reading samples: " + errno_text(-n));
+		return fail("reading samples: " + bpf_errno_text(-n, needs));
 	return {};
 }
 
 uint64_t BpfSampler::dropped() const
 {
-	long cpus = libbpf_num_possible_cpus();
-	if (cpus <= 0)
-		return 0;
-	std::vector<uint64_t> per_cpu(size_t(cpus), 0);
-	uint32_t zero = 0;
-	if (bpf_map__lookup_elem(skel_->maps.lost, &zero, sizeof zero, per_cpu.data(),
-				 per_cpu.size() * sizeof(uint64_t), 0) != 0)
-		return 0;
-	uint64_t total = 0;
-	for (uint64_t n : per_cpu)
-		total += n;
-	return total;
+	return per_cpu_sum(skel_->maps.lost);
 }
 
 } // namespace ljcore
