@@ -13,14 +13,8 @@
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 /* after linux/bpf.h, which defines the types it uses */
-#include <bpf/bpf_helpers.h>
-
-#define LJ_READ(ctx, dst, addr, size)                                                              \
-	bpf_probe_read_user((dst), (__u32)(size), (const void *)(unsigned long)(addr))
-#define LJ_WALK_MAX_CFRAMES 4
-#define LJ_WALK_MAX_CFRAME_STEPS 8
-#include "../profile_walk.h"
 #include "alloc_event.h"
+#include "sample.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -72,26 +66,9 @@ struct {
 	__uint(max_entries, 1 << 24);
 } events SEC(".maps");
 
-/* Records the ring buffer had no room for: userspace counts them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
 /* Userspace clears it at the end: frees are still matched, no new samples. */
 __u32 sampling = 1;
 __u64 next_seq;
-
-static void count_lost(void)
-{
-	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
-
-	if (n)
-		__sync_fetch_and_add(n, 1);
-}
 
 static void note(__u32 kind, __u32 pid, __u64 seq, __u64 addr)
 {
@@ -116,19 +93,6 @@ static __s64 next_interval(void)
 	return v ? (__s64)*v : 512 * 1024;
 }
 
-struct walk_state {
-	const struct lj_profile_vm *vm;
-	struct lj_profile_sample *out;
-	struct lj_walk w;
-};
-
-static long walk_step(__u32 i, void *arg)
-{
-	struct walk_state *st = arg;
-
-	return lj_profile_step(0, st->vm, &st->w, st->out, i);
-}
-
 /* The Lua stack of the allocation, from memory: the allocator's registers
  * are not the interpreter's, and the VM has stored L->base and the pc
  * before calling anything that allocates. */
@@ -136,7 +100,6 @@ static void sample(struct pt_regs *ctx, const struct lj_alloc_vm *vm, __u32 pid,
 		   __u64 osize, __u64 nsize)
 {
 	struct lj_profile_regs regs = {};
-	struct walk_state st = {};
 	struct lj_alloc_sample *out = bpf_ringbuf_reserve(&events, sizeof *out, 0);
 	__u64 seq;
 
@@ -152,22 +115,8 @@ static void sample(struct pt_regs *ctx, const struct lj_alloc_vm *vm, __u32 pid,
 	out->osize = osize;
 	out->s.pid = pid;
 	out->s.tid = tid;
-	st.vm = &vm->vm;
-	st.out = &out->s;
-	if (lj_profile_begin(0, &vm->vm, &regs, &out->s, &st.w)) {
-		bpf_loop(LJ_PROFILE_MAX_FRAMES, walk_step, &st, 0);
-		lj_profile_end(&st.w, &out->s);
-	}
-	/* In halving sizes: a read fails whole past the stack's top. */
-#pragma unroll
-	for (int shift = 0; shift < 4; shift++) {
-		__u32 len = LJ_ALLOC_STACK_BYTES >> shift;
-
-		if (bpf_probe_read_user(out->s.stack, len, (void *)ctx->rsp) == 0) {
-			out->s.stack_len = len;
-			break;
-		}
-	}
+	walk_sample(&vm->vm, &regs, &out->s);
+	copy_stack(&out->s, ctx->rsp, LJ_ALLOC_STACK_BYTES);
 	bpf_ringbuf_submit(out, 0);
 	bpf_map_update_elem(&pending, &tid, &seq, BPF_ANY);
 }

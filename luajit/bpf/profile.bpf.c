@@ -8,14 +8,7 @@
 #include <linux/bpf_perf_event.h>
 #include <linux/ptrace.h>
 /* after linux/bpf.h, which defines the types it uses */
-#include <bpf/bpf_helpers.h>
-
-#define LJ_READ(ctx, dst, addr, size)                                                              \
-	bpf_probe_read_user((dst), (__u32)(size), (const void *)(unsigned long)(addr))
-/* Tighter bounds keep the verifier's path count small. */
-#define LJ_WALK_MAX_CFRAMES 4
-#define LJ_WALK_MAX_CFRAME_STEPS 8
-#include "../profile_walk.h"
+#include "sample.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -29,30 +22,8 @@ struct {
 	__uint(max_entries, 1 << 24);
 } samples SEC(".maps");
 
-/* Samples the ring buffer had no room for: userspace counts them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
-struct walk_state {
-	const struct lj_profile_vm *vm;
-	struct lj_profile_sample *out;
-	struct lj_walk w;
-};
-
-/* One frame per bpf_loop() iteration: the verifier checks the body once. */
-static long walk_step(__u32 i, void *arg)
-{
-	struct walk_state *st = arg;
-
-	return lj_profile_step(0, st->vm, &st->w, st->out, i);
-}
-
 /* --native: the user registers, and as much of the stack above sp as can
- * be read, in halving sizes (a read fails whole past the stack's top). */
+ * be read. */
 static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sample *out)
 {
 	__u64 sp = ctx->regs.rsp;
@@ -74,35 +45,23 @@ static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sampl
 	out->regs[14] = ctx->regs.r14;
 	out->regs[15] = ctx->regs.r15;
 	out->regs[16] = ctx->regs.rip;
-	/* Unrolled: each read's size is a constant, as the verifier wants. */
-#pragma unroll
-	for (int shift = 0; shift < 4; shift++) {
-		__u32 n = LJ_PROFILE_STACK_BYTES >> shift;
-
-		if (bpf_probe_read_user(out->stack, n, (void *)sp) == 0) {
-			out->stack_len = n;
-			break;
-		}
-	}
+	copy_stack(out, sp, LJ_PROFILE_STACK_BYTES);
 }
 
 SEC("perf_event")
 int sample_lua(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, zero = 0;
+	__u32 pid = id >> 32;
 	const struct lj_profile_vm *vm = bpf_map_lookup_elem(&vms, &pid);
 	struct lj_profile_regs regs = {};
 	struct lj_profile_sample *out;
-	struct walk_state st = {};
 
 	if (!vm)
 		return 0;
 	out = bpf_ringbuf_reserve(&samples, sizeof *out, 0);
 	if (!out) {
-		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			__sync_fetch_and_add(n, 1);
+		count_lost();
 		return 0;
 	}
 	out->pid = pid;
@@ -116,12 +75,7 @@ int sample_lua(struct bpf_perf_event_data *ctx)
 		regs.rdx = ctx->regs.rdx;
 		regs.rbx = ctx->regs.rbx;
 	}
-	st.vm = vm;
-	st.out = out;
-	if (lj_profile_begin(0, vm, &regs, out, &st.w)) {
-		bpf_loop(LJ_PROFILE_MAX_FRAMES, walk_step, &st, 0);
-		lj_profile_end(&st.w, out);
-	}
+	walk_sample(vm, &regs, out);
 	if (vm->native && regs.user)
 		copy_native(ctx, out);
 	bpf_ringbuf_submit(out, 0);
