@@ -88,33 +88,23 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 	p.pid = o.pid;
 	p.unit = "bytes";
 	p.sample_bytes = o.sample_bytes;
+	auto found = find_vms(o.pid, o.children, p);
+	if (!found)
+		return std::unexpected(found.error());
 	std::vector<AllocProcess> procs;
-	bool only_no_vm = true;
 	std::string first_error;
-	std::vector<int32_t> pids = processes_to_profile(o.pid, o.children);
-	for (int32_t pid : pids) {
-		bool no_vm = false;
-		auto proc = find_vm(pid, p.paused_us, no_vm);
-		if (!proc) {
-			only_no_vm = only_no_vm && no_vm;
-			if (first_error.empty())
-				first_error = proc.error().message;
-			if (pids.size() > 1)
-				p.notes.push_back(proc.error().message);
-			continue;
-		}
+	for (auto &proc : *found) {
 		AllocProcess ap;
-		ap.proc = std::move(*proc);
+		ap.proc = std::move(proc);
 		const lj_layout &ly = ap.proc->layout;
 		uint64_t g = ap.proc->config.g;
 		auto allocf = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCF(&ly));
 		auto allocd = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCD(&ly));
 		if (!allocf || !*allocf || !allocd) {
-			std::string why = "process " + std::to_string(pid) +
+			std::string why = "process " + std::to_string(ap.proc->pid) +
 					  ": g->allocf or g->allocd unreadable";
 			if (first_error.empty())
 				first_error = why;
-			only_no_vm = false;
 			p.notes.push_back(why);
 			continue;
 		}
@@ -123,9 +113,7 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		procs.push_back(std::move(ap));
 	}
 	if (procs.empty())
-		return std::unexpected(ProfileError{only_no_vm ? ProfileFailure::no_vm
-							       : ProfileFailure::unreadable,
-						    first_error});
+		return std::unexpected(ProfileError{ProfileFailure::unreadable, first_error});
 
 	auto sampler = AllocSampler::open(o.sample_bytes);
 	if (!sampler)

@@ -41,17 +41,8 @@ std::vector<int32_t> children_of(int32_t pid)
 	return kids;
 }
 
-} // namespace
-
-std::vector<int32_t> processes_to_profile(int32_t pid, bool children)
-{
-	std::vector<int32_t> pids{pid};
-	if (children || is_nginx_master(pid))
-		for (int32_t kid : children_of(pid))
-			pids.push_back(kid);
-	return pids;
-}
-
+// Stops pid only while its VM is found, adding the time to paused_us.
+// Sets no_vm when the process has none.
 Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused_us, bool &no_vm)
 {
 	auto live = open_live(pid);
@@ -78,6 +69,37 @@ Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused
 	}
 	proc->mem = std::make_unique<LuaMemory>(*proc->live.process, proc->layout);
 	return proc;
+}
+
+} // namespace
+
+std::expected<ProfiledProcesses, ProfileError> find_vms(int32_t pid, bool children, Profile &p)
+{
+	std::vector<int32_t> pids{pid};
+	if (children || is_nginx_master(pid))
+		for (int32_t kid : children_of(pid))
+			pids.push_back(kid);
+	ProfiledProcesses procs;
+	bool only_no_vm = true;
+	std::string first_error;
+	for (int32_t one : pids) {
+		bool no_vm = false;
+		auto proc = find_vm(one, p.paused_us, no_vm);
+		if (!proc) {
+			only_no_vm = only_no_vm && no_vm;
+			if (first_error.empty())
+				first_error = proc.error().message;
+			if (pids.size() > 1)
+				p.notes.push_back(proc.error().message);
+			continue;
+		}
+		procs.push_back(std::move(*proc));
+	}
+	if (procs.empty())
+		return std::unexpected(ProfileError{only_no_vm ? ProfileFailure::no_vm
+							       : ProfileFailure::unreadable,
+						    first_error});
+	return procs;
 }
 
 } // namespace ljcore

@@ -8,6 +8,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/lua_memory.h"
+#include "analyzer/profile/profiler.h"
 #include "luajit/bpf/profile_sample.h"
 
 namespace ljcore {
@@ -23,11 +24,13 @@ struct ProfiledProcess {
 	std::unique_ptr<LuaMemory> mem;
 };
 
-// pid, and its children with children or when pid is an nginx master.
-std::vector<int32_t> processes_to_profile(int32_t pid, bool children);
+using ProfiledProcesses = std::vector<std::unique_ptr<ProfiledProcess>>;
 
-// Stops pid only while its VM is found, adding the time to paused_us.
-// Sets no_vm when the process has none.
-Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused_us, bool &no_vm);
+// The processes a profile runs on, each with its VM: pid, and its children
+// with children or when pid is an nginx master. Each is stopped only while
+// its VM is found (p.paused_us adds the time); of several, one that cannot
+// be profiled is named in p.notes. Fails with the first reason when none
+// can (no_vm when none has a VM).
+std::expected<ProfiledProcesses, ProfileError> find_vms(int32_t pid, bool children, Profile &p);
 
 } // namespace ljcore

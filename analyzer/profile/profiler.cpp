@@ -50,35 +50,16 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	Profile p;
 	p.pid = o.pid;
 	p.rate_hz = o.rate_hz;
-	std::vector<int32_t> pids = processes_to_profile(o.pid, o.children);
+	auto procs = find_vms(o.pid, o.children, p);
+	if (!procs)
+		return std::unexpected(procs.error());
 
 	Tally tally;
-	std::vector<std::unique_ptr<ProfiledProcess>> procs;
-	bool only_no_vm = true;
-	std::string first_error;
-	for (int32_t pid : pids) {
-		bool no_vm = false;
-		auto proc = find_vm(pid, p.paused_us, no_vm);
-		if (!proc) {
-			only_no_vm = only_no_vm && no_vm;
-			if (first_error.empty())
-				first_error = proc.error().message;
-			if (pids.size() > 1)
-				p.notes.push_back(proc.error().message);
-			continue;
-		}
-		procs.push_back(std::move(*proc));
-	}
-	if (procs.empty())
-		return std::unexpected(ProfileError{only_no_vm ? ProfileFailure::no_vm
-							       : ProfileFailure::unreadable,
-						    first_error});
-
 	auto sampler = open_sampler(o, p);
 	if (!sampler)
 		return std::unexpected(sampler.error());
 	std::unordered_map<uint32_t, std::unique_ptr<SampleNamer>> by_pid;
-	for (auto &proc : procs) {
+	for (auto &proc : *procs) {
 		const NativeSession *native = proc->live.native.get();
 		proc->config.native = o.native;
 		by_pid[uint32_t(proc->pid)] = std::make_unique<SampleNamer>(
