@@ -10,36 +10,14 @@ set -euo pipefail
 
 ljcore=$1
 seconds=${2:-6}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-nginx=/usr/sbin/nginx
-if [[ ! -x $nginx || ! -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]]; then
-  echo "skip: nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
-  exit 77
-fi
-command -v curl >/dev/null || { echo "skip: curl is not installed"; exit 77; }
-
-prefix=$(mktemp -d /tmp/ljcore-nginx-alloc.XXXXXX)
-cleanup() {
-  [[ -n ${pings:-} ]] && kill "$pings" 2>/dev/null || true
-  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
-  sleep 0.2
-  rm -rf "$prefix"
-}
-trap cleanup EXIT
-mkdir -p "$prefix/tmp"
-cp "$root/testdata/nginx/leak.conf" "$prefix/nginx.conf"
-(cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
-for _ in $(seq 50); do
-  [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge 1 ]] && break
-  sleep 0.1
-done
-master=$(cat "$prefix/nginx.pid")
+source "$(dirname "${BASH_SOURCE[0]}")/nginx_start.sh"
+start_nginx leak.conf 1
 sock=(--unix-socket "$prefix/nginx.sock")
 
 # Pings all along (curl's URL ranges: one connection, request after request), so that
 # the worker allocates and its collector runs after the profile's end too.
 curl -s "${sock[@]}" "http://localhost/ping?[1-10000000]" >/dev/null &
-pings=$!
+background=($!)
 
 "$ljcore" profile --alloc --pid "$master" --duration "$seconds" --sample-bytes 8K \
   >"$prefix/folded" 2>"$prefix/summary" &

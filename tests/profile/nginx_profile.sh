@@ -11,30 +11,8 @@ set -euo pipefail
 ljcore=$1
 seconds=${2:-3}
 shift $(($# < 2 ? $# : 2))
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-nginx=/usr/sbin/nginx
-if [[ ! -x $nginx || ! -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]]; then
-  echo "skip: nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
-  exit 77
-fi
-command -v curl >/dev/null || { echo "skip: curl is not installed"; exit 77; }
-
-prefix=$(mktemp -d /tmp/ljcore-nginx-profile.XXXXXX)
-cleanup() {
-  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
-  [[ -n ${loop:-} ]] && kill "$loop" 2>/dev/null || true
-  sleep 0.2
-  rm -rf "$prefix"
-}
-trap cleanup EXIT
-mkdir -p "$prefix/tmp"
-cp "$root/testdata/nginx/profile.conf" "$prefix/nginx.conf"
-(cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
-for _ in $(seq 50); do
-  [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge 2 ]] && break
-  sleep 0.1
-done
-master=$(cat "$prefix/nginx.pid")
+source "$(dirname "${BASH_SOURCE[0]}")/nginx_start.sh"
+start_nginx profile.conf 2
 
 # The handler's answer for n, as LuaJIT computes it (doubles, exact here).
 n=200000
@@ -54,6 +32,7 @@ request_loop() {
 }
 request_loop & loop=$!
 request_loop & loop2=$!
+background=("$loop" "$loop2")
 sleep 0.5
 
 status=0
@@ -61,7 +40,7 @@ status=0
   2>"$prefix/summary" || status=$?
 touch "$prefix/stop"
 wait "$loop" "$loop2" || true
-loop=
+background=()
 cat "$prefix/summary"
 if ((status == 4)); then
   echo "skip: the kernel refuses to sample here: $(head -1 "$prefix/summary")"

@@ -60,8 +60,6 @@ one_run() { # PROFILE OPTIONS... (none: not probed) -> wall seconds and nodes of
   cat "$out/alloc_work.out"
 }
 
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-
 configs=("" "--alloc" "--alloc --sample-bytes 64K" "--alloc=all")
 for round in $(seq "$runs"); do
   for i in "${!configs[@]}"; do

@@ -54,8 +54,6 @@ one_run() { # PROFILE OPTIONS... (none: not profiled) -> wall and CPU seconds of
   cat "$out/profile_work.out"
 }
 
-median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-
 configs=("" "--rate 99" "--rate 999" "--rate 99 --backend userspace"
   "--rate 99 --backend userspace --blocking")
 for round in $(seq "$runs"); do

@@ -27,3 +27,6 @@ crash_into() {
       >gdb.log 2>&1
   fi
 }
+
+# median: the median of the numbers on standard input, one per line.
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

@@ -1,0 +1,35 @@
+# Sourced by nginx_profile.sh and nginx_alloc.sh. start_nginx CONF WORKERS
+# starts Debian's nginx (with libnginx-mod-http-lua) on testdata/nginx/CONF
+# under a new prefix and waits for its socket and WORKERS workers; it skips
+# the test (exit 77) where nginx, the module or curl is missing. It sets
+# prefix and master. On exit nginx is stopped, the pids in background (the
+# caller's request loops) are killed and the prefix is removed.
+background=()
+
+stop_nginx() {
+  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+  ((${#background[@]})) && kill "${background[@]}" 2>/dev/null || true
+  sleep 0.2
+  rm -rf "$prefix"
+}
+
+start_nginx() { # CONF WORKERS
+  local conf=$1 workers=$2 nginx=/usr/sbin/nginx
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  if [[ ! -x $nginx || ! -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]]; then
+    echo "skip: nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
+    exit 77
+  fi
+  command -v curl >/dev/null || { echo "skip: curl is not installed"; exit 77; }
+  prefix=$(mktemp -d "/tmp/ljcore-${conf%.conf}.XXXXXX")
+  trap stop_nginx EXIT
+  mkdir -p "$prefix/tmp"
+  cp "$root/testdata/nginx/$conf" "$prefix/nginx.conf"
+  (cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
+  for _ in $(seq 50); do
+    [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge $workers ]] && break
+    sleep 0.1
+  done
+  master=$(cat "$prefix/nginx.pid")
+}
