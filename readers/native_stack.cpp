@@ -411,6 +411,14 @@ Dwfl_Module *NativeSession::module_at(uint64_t addr) const
 	return dwfl_addrmodule(dwfl_, addr);
 }
 
+const ModuleSymbols &NativeSession::symbols_of(Dwfl_Module *mod) const
+{
+	std::unique_ptr<ModuleSymbols> &table = tables_[mod];
+	if (!table)
+		table = std::make_unique<ModuleSymbols>(mod);
+	return *table;
+}
+
 std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
 {
 	if (auto hit = symbols_.find(addr); hit != symbols_.end())
@@ -421,14 +429,12 @@ std::optional<SymbolInfo> NativeSession::symbol_at(uint64_t addr) const
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl_, addr);
 	if (!mod)
 		return found;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr, nullptr, nullptr);
-	if (!name)
+	auto sym = symbols_of(mod).covering(addr);
+	if (!sym)
 		return found;
 	const char *modname = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr,
 					       nullptr, nullptr);
-	found = SymbolInfo{name, addr - off, sym.st_size, base_name(modname)};
+	found = SymbolInfo{sym->name, sym->value, sym->size, base_name(modname)};
 	return found;
 }
 
@@ -452,6 +458,7 @@ bool system_library(const char *modname)
 }
 
 struct SymbolSearch {
+	const NativeSession &session;
 	const std::string &name, &hint;
 	bool system; // this pass looks at the system libraries only
 	std::optional<SymbolInfo> found;
@@ -464,16 +471,9 @@ int search_module(Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr, vo
 		return DWARF_CB_OK;
 	if (!s->hint.empty() && (!modname || !strstr(modname, s->hint.c_str())))
 		return DWARF_CB_OK;
-	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *sname =
-			dwfl_module_getsym_info(mod, i, &sym, &addr, nullptr, nullptr, nullptr);
-		if (sname && s->name == sname && sym.st_shndx != SHN_UNDEF) {
-			s->found = SymbolInfo{sname, addr, sym.st_size, base_name(modname)};
-			return DWARF_CB_ABORT;
-		}
+	if (auto sym = s->session.symbols_of(mod).named(s->name)) {
+		s->found = SymbolInfo{sym->name, sym->value, sym->size, base_name(modname)};
+		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
 }
@@ -483,7 +483,7 @@ int search_module(Dwfl_Module *mod, void **, const char *modname, Dwarf_Addr, vo
 std::optional<SymbolInfo> NativeSession::symbol_by_name(const std::string &name,
 							const std::string &hint) const
 {
-	SymbolSearch search{name, hint, false, std::nullopt};
+	SymbolSearch search{*this, name, hint, false, std::nullopt};
 	for (bool system : {false, true}) {
 		search.system = system;
 		dwfl_getmodules(dwfl_, search_module, &search, 0);

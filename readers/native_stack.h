@@ -14,6 +14,7 @@
 #include "readers/elf_core.h"
 #include "readers/error.h"
 #include "readers/live_process.h"
+#include "readers/module_symbols.h"
 
 namespace ljcore {
 
@@ -91,6 +92,8 @@ public:
 	std::optional<SymbolInfo> symbol_by_name(const std::string &name,
 						 const std::string &module_hint = "") const;
 	std::vector<ModuleInfo> modules() const;
+	// A module's symbol table, read the first time it is asked for.
+	const ModuleSymbols &symbols_of(Dwfl_Module *mod) const;
 	// The module whose address range covers addr.
 	Dwfl_Module *module_at(uint64_t addr) const;
 	// DWARF of a module, with the bias to add to its addresses.
@@ -113,6 +116,8 @@ private:
 	mutable std::string sample_error_;
 	// symbol_at()'s answers, by address.
 	mutable std::unordered_map<uint64_t, std::optional<SymbolInfo>> symbols_;
+	// Each module's symbol table, read when first looked at.
+	mutable std::unordered_map<Dwfl_Module *, std::unique_ptr<ModuleSymbols>> tables_;
 };
 
 } // namespace ljcore
