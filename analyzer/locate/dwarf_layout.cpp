@@ -11,30 +11,59 @@ namespace ljcore {
 
 namespace {
 
+// The value of enumerator `name` if enumeration e defines it.
+std::optional<int64_t> enumerator_in(Dwarf_Die e, const char *name)
+{
+	if (dwarf_child(&e, &e) != 0)
+		return std::nullopt;
+	do {
+		const char *n = dwarf_diename(&e);
+		Dwarf_Attribute attr;
+		Dwarf_Sword v;
+		if (n && strcmp(n, name) == 0 && dwarf_attr(&e, DW_AT_const_value, &attr) &&
+		    dwarf_formsdata(&attr, &v) == 0)
+			return v;
+	} while (dwarf_siblingof(&e, &e) == 0);
+	return std::nullopt;
+}
+
 // Named structure definitions (not declarations) of the CUs, by name:
 // `struct X {...}` and `typedef struct {...} X` alike. Only the names asked
 // for are kept; the walk stops once all are found.
 class StructIndex {
 public:
-	StructIndex(Dwarf *dw, std::initializer_list<const char *> wanted)
+	StructIndex(Dwarf *dw, std::initializer_list<const char *> wanted) : dw_(dw)
 	{
 		for (const char *w : wanted)
 			structs_[w];
 		size_t found = 0;
-		Dwarf_Off off = 0, next;
-		size_t hsize;
 		// lj_obj.h is included by almost every CU: the first ones
 		// usually suffice, lj_ctype.h's by fewer.
-		while (found < structs_.size() &&
-		       dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-			Dwarf_Die cu, child;
-			if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
-				do
-					found += add(child);
-				while (dwarf_siblingof(&child, &child) == 0);
-			}
-			off = next;
-		}
+		while (found < structs_.size() && walk_next_cu([&](Dwarf_Die die) {
+			       if (dwarf_tag(&die) == DW_TAG_enumeration_type)
+				       enums_.push_back(die);
+			       else
+				       found += add(die);
+		       }))
+			;
+	}
+
+	// The value of enumerator `name` in the first top-level enumeration
+	// that has it, in CU order. The enumerations the walk for the structs
+	// passed are looked at first, without walking those CUs again:
+	// LuaJIT's enums come in the headers that define its structs.
+	std::optional<int64_t> enumerator(const char *name)
+	{
+		for (const Dwarf_Die &e : enums_)
+			if (auto v = enumerator_in(e, name))
+				return v;
+		std::optional<int64_t> v;
+		while (!v && walk_next_cu([&](Dwarf_Die die) {
+			if (!v && dwarf_tag(&die) == DW_TAG_enumeration_type)
+				v = enumerator_in(die, name);
+		}))
+			;
+		return v;
 	}
 
 	// The definition of struct `name`, if the DWARF has one.
@@ -45,6 +74,24 @@ public:
 	}
 
 private:
+	// Calls visit on each top-level DIE of the next CU not walked yet;
+	// false when there is none.
+	template <typename Visit> bool walk_next_cu(Visit visit)
+	{
+		Dwarf_Off next;
+		size_t hsize;
+		if (dwarf_nextcu(dw_, cu_, &next, &hsize, nullptr, nullptr, nullptr) != 0)
+			return false;
+		Dwarf_Die cu, child;
+		if (dwarf_offdie(dw_, cu_ + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do
+				visit(child);
+			while (dwarf_siblingof(&child, &child) == 0);
+		}
+		cu_ = next;
+		return true;
+	}
+
 	// Returns 1 when die defines a wanted struct not seen before.
 	int add(Dwarf_Die die)
 	{
@@ -65,7 +112,10 @@ private:
 		return 1;
 	}
 
+	Dwarf *dw_;
+	Dwarf_Off cu_ = 0; // the next CU to walk
 	std::map<std::string, std::optional<Dwarf_Die>, std::less<>> structs_;
+	std::vector<Dwarf_Die> enums_; // top-level enumerations of the CUs walked
 
 public:
 	// Follows typedefs and qualifiers to the type they name; false when
@@ -91,56 +141,6 @@ struct Member {
 	Dwarf_Die type; // typedefs stripped
 };
 
-// The member `name` of struct or union st, looking into unnamed struct and
-// union members too (their fields belong to st as far as C is concerned).
-std::optional<Member> find_member(Dwarf_Die *st, std::string_view name)
-{
-	Dwarf_Die m;
-	if (dwarf_child(st, &m) != 0)
-		return std::nullopt;
-	do {
-		if (dwarf_tag(&m) != DW_TAG_member)
-			continue;
-		// Union members have no location: they all start at 0.
-		Dwarf_Word offset = 0;
-		Dwarf_Attribute attr;
-		if (dwarf_attr(&m, DW_AT_data_member_location, &attr) &&
-		    dwarf_formudata(&attr, &offset) != 0)
-			continue; // a location expression: not in LuaJIT's structs
-		Dwarf_Die type;
-		bool typed = dwarf_attr_integrate(&m, DW_AT_type, &attr) &&
-			     dwarf_formref_die(&attr, &type) && StructIndex::strip_typedefs(&type);
-		const char *mname = dwarf_diename(&m);
-		if (mname && name == mname) {
-			if (!typed)
-				return std::nullopt;
-			return Member{offset, type};
-		}
-		if (!mname && typed &&
-		    (dwarf_tag(&type) == DW_TAG_structure_type ||
-		     dwarf_tag(&type) == DW_TAG_union_type))
-			if (auto inner = find_member(&type, name))
-				return Member{offset + inner->offset, inner->type};
-	} while (dwarf_siblingof(&m, &m) == 0);
-	return std::nullopt;
-}
-
-// A member by its path from st, "gc.total" for st->gc.total: whichever
-// struct holds it on the way, by name or not.
-std::optional<Member> find_path(Dwarf_Die *st, std::string_view path)
-{
-	Member at{0, *st};
-	while (!path.empty()) {
-		size_t dot = path.find('.');
-		auto m = find_member(&at.type, path.substr(0, dot));
-		if (!m)
-			return std::nullopt;
-		at = Member{at.offset + m->offset, m->type};
-		path = dot == path.npos ? std::string_view() : path.substr(dot + 1);
-	}
-	return at;
-}
-
 // Reads member offsets and struct sizes, collecting what the DWARF lacks,
 // so that one message names every missing member.
 //
@@ -152,6 +152,22 @@ std::optional<Member> find_path(Dwarf_Die *st, std::string_view path)
 class Members {
 public:
 	explicit Members(StructIndex &structs) : structs_(structs) {}
+
+	// A member by its path from st, "gc.total" for st->gc.total: whichever
+	// struct holds it on the way, by name or not.
+	std::optional<Member> find_path(Dwarf_Die *st, std::string_view path)
+	{
+		Member at{0, *st};
+		while (!path.empty()) {
+			size_t dot = path.find('.');
+			auto m = find_member(&at.type, path.substr(0, dot));
+			if (!m)
+				return std::nullopt;
+			at = Member{at.offset + m->offset, m->type};
+			path = dot == path.npos ? std::string_view() : path.substr(dot + 1);
+		}
+		return at;
+	}
 
 	uint32_t off(const char *st, std::string_view paths)
 	{
@@ -177,6 +193,64 @@ public:
 	const std::string &missing() const { return missing_; }
 
 private:
+	// A member of a struct or union as its DIE says, decoded once.
+	struct Field {
+		const char *name; // nullptr: an unnamed struct or union member
+		uint64_t offset;
+		std::optional<Dwarf_Die> type; // typedefs stripped; none if unknown
+	};
+
+	// The members of struct or union st, read on first use: a layout asks
+	// for dozens of global_State's members, each a walk over all of them.
+	const std::vector<Field> &fields_of(Dwarf_Die *st)
+	{
+		auto [it, added] = fields_.try_emplace(dwarf_dieoffset(st));
+		if (!added)
+			return it->second;
+		Dwarf_Die m;
+		if (dwarf_child(st, &m) != 0)
+			return it->second;
+		do {
+			if (dwarf_tag(&m) != DW_TAG_member)
+				continue;
+			// Union members have no location: they all start at 0.
+			Dwarf_Word offset = 0;
+			Dwarf_Attribute attr;
+			if (dwarf_attr(&m, DW_AT_data_member_location, &attr) &&
+			    dwarf_formudata(&attr, &offset) != 0)
+				continue; // a location expression: not in LuaJIT's structs
+			Field f{dwarf_diename(&m), offset, std::nullopt};
+			Dwarf_Die type;
+			if (dwarf_attr_integrate(&m, DW_AT_type, &attr) &&
+			    dwarf_formref_die(&attr, &type) && StructIndex::strip_typedefs(&type))
+				f.type = type;
+			it->second.push_back(f);
+		} while (dwarf_siblingof(&m, &m) == 0);
+		return it->second;
+	}
+
+	// The member `name` of struct or union st, looking into unnamed struct
+	// and union members too (their fields belong to st as far as C is
+	// concerned).
+	std::optional<Member> find_member(Dwarf_Die *st, std::string_view name)
+	{
+		for (const Field &f : fields_of(st)) {
+			if (f.name && name == f.name) {
+				if (!f.type)
+					return std::nullopt;
+				return Member{f.offset, *f.type};
+			}
+			if (f.name || !f.type)
+				continue;
+			Dwarf_Die type = *f.type;
+			if (dwarf_tag(&type) == DW_TAG_structure_type ||
+			    dwarf_tag(&type) == DW_TAG_union_type)
+				if (auto inner = find_member(&type, name))
+					return Member{f.offset + inner->offset, inner->type};
+		}
+		return std::nullopt;
+	}
+
 	std::optional<Member> find(const char *st, std::string_view paths)
 	{
 		Dwarf_Die *die = structs_.get(st);
@@ -205,6 +279,7 @@ private:
 	}
 
 	StructIndex &structs_;
+	std::map<Dwarf_Off, std::vector<Field>> fields_;
 	std::string missing_;
 };
 
@@ -219,34 +294,6 @@ void differ(std::vector<std::string> &out, const char *name, uint64_t x, uint64_
 } // namespace
 
 namespace {
-
-// The value of enumerator `name` in any CU's top-level enums.
-std::optional<int64_t> enumerator_value(Dwarf *dw, const char *name)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
-		Dwarf_Die cu, child, e;
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
-			do {
-				if (dwarf_tag(&child) != DW_TAG_enumeration_type ||
-				    dwarf_child(&child, &e) != 0)
-					continue;
-				do {
-					const char *n = dwarf_diename(&e);
-					Dwarf_Attribute attr;
-					Dwarf_Sword v;
-					if (n && strcmp(n, name) == 0 &&
-					    dwarf_attr(&e, DW_AT_const_value, &attr) &&
-					    dwarf_formsdata(&attr, &v) == 0)
-						return v;
-				} while (dwarf_siblingof(&e, &e) == 0);
-			} while (dwarf_siblingof(&child, &child) == 0);
-		}
-		off = next;
-	}
-	return std::nullopt;
-}
 
 // CFRAME_OFS_* are macros (lj_frame.h), not in DWARF: by architecture,
 // GC64, and fork (Tarantool's x86_64 C frame saves two more registers,
@@ -288,7 +335,7 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	ly.gc64 = ly.ptrsize == 8;
 	ly.fr2 = ly.gc64; // LJ_FR2 comes with GC64 on x86_64 and arm64
 	// LJ_VMST__MAX: 7 upstream, 9 in Tarantool's fork.
-	ly.vmstates = uint8_t(enumerator_value(dw, "LJ_VMST__MAX").value_or(7));
+	ly.vmstates = uint8_t(structs.enumerator("LJ_VMST__MAX").value_or(7));
 	ly.L_status = off("lua_State", "status");
 	ly.L_glref = off("lua_State", "glref");
 	ly.L_base = off("lua_State", "base");
@@ -387,9 +434,9 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	// OpenResty's lua_State carries exdata for its extensions, Tarantool's
 	// global_State a mem_L; the IR field and call names differ with them.
 	Dwarf_Die *L = structs.get("lua_State"), *g = structs.get("global_State");
-	t.fork = L && find_path(L, "exdata")  ? LJ_FORK_LUAJIT2
-		 : g && find_path(g, "mem_L") ? LJ_FORK_TARANTOOL
-					      : LJ_FORK_UPSTREAM;
+	t.fork = L && m.find_path(L, "exdata")  ? LJ_FORK_LUAJIT2
+		 : g && m.find_path(g, "mem_L") ? LJ_FORK_TARANTOOL
+						: LJ_FORK_UPSTREAM;
 	t.gg_J = m.off("GG_State", "J");
 	t.J_trace = off("jit_State", "trace");
 	t.J_sizetrace = off("jit_State", "sizetrace");
@@ -431,39 +478,43 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 
 // Every field of the two tables, in declaration order (layout.h,
 // trace_layout.h): for comparing and printing them whole.
-#define LJ_LAYOUT_FIELDS(X)                                                                                \
-	X(gc64)                                                                                            \
-	X(fr2)                                                                                             \
-	X(ptrsize) X(vmstates) X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(       \
-		L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate)                \
-		X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(      \
-			g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num)        \
-			X(g_tmpbuf) X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(         \
-				fn_pc) X(fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size)              \
-				X(pt_numparams) X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(      \
-					pt_sizeuv) X(pt_flags) X(pt_chunkname) X(pt_firstline)             \
-					X(pt_numline) X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo) X(         \
-						pt_sizept) X(str_len) X(str_size) X(tab_colo) X(tab_array) \
-						X(tab_metatable) X(tab_node) X(tab_asize) X(               \
-							tab_hmask) X(tab_size) X(node_size) X(ud_len)      \
-							X(ud_size) X(cd_ctypeid) X(cd_size) X(             \
-								uv_size) X(uv_v) X(ctype_size)             \
-								X(cts_tab) X(cts_sizetab) X(               \
-									cts_cb_sizeid) X(cts_size)         \
-									X(gg_g) X(gg_dispatch) X(          \
-										gg_size) X(L_size)         \
-										X(cf_nres) X(              \
-											cf_prev)           \
-											X(cf_l) X(         \
+#define LJ_LAYOUT_FIELDS(X)                                                                               \
+	X(gc64)                                                                                           \
+	X(fr2)                                                                                            \
+	X(ptrsize)                                                                                        \
+	X(vmstates)                                                                                       \
+	X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(L_cframe) X(                 \
+		L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L) \
+		X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(            \
+			g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num) X(g_tmpbuf)              \
+			X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(           \
+				fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size) X(pt_numparams)      \
+				X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(        \
+					pt_flags) X(pt_chunkname) X(pt_firstline) X(pt_numline)           \
+					X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo) X(pt_sizept) X(         \
+						str_len) X(str_size) X(tab_colo) X(tab_array)             \
+						X(tab_metatable) X(tab_node) X(tab_asize) X(              \
+							tab_hmask) X(tab_size) X(node_size) X(ud_len)     \
+							X(ud_size) X(cd_ctypeid) X(cd_size) X(            \
+								uv_size) X(uv_v) X(ctype_size)            \
+								X(cts_tab) X(cts_sizetab) X(              \
+									cts_cb_sizeid) X(cts_size)        \
+									X(gg_g) X(gg_dispatch) X(         \
+										gg_size) X(L_size)        \
+										X(cf_nres) X(             \
+											cf_prev)          \
+											X(cf_l) X(        \
 												cf_pc)
 #define LJ_TRACE_LAYOUT_FIELDS(X)                                                                  \
 	X(fork)                                                                                    \
 	X(gg_J)                                                                                    \
-	X(J_trace) X(J_sizetrace) X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap)     \
-		X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap)      \
-			X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode)   \
-				X(T_mcloop) X(T_nchild) X(T_spadjust) X(T_traceno) X(T_link)       \
-					X(T_root) X(T_nextroot) X(T_nextside) X(T_linktype)
+	X(J_trace)                                                                                 \
+	X(J_sizetrace)                                                                             \
+	X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap) X(J_sizesnapmap) X(T_size)    \
+		X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap) X(T_snapmap)          \
+			X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild)  \
+				X(T_spadjust) X(T_traceno) X(T_link) X(T_root) X(T_nextroot)       \
+					X(T_nextside) X(T_linktype)
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {
