@@ -1,6 +1,7 @@
 #include "readers/elf_core.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include <elf.h>
@@ -149,6 +150,8 @@ void ElfCore::mappings_from_memory(const FileLookup &lookup)
 
 Expected<void> ElfCore::load_segments()
 {
+	static std::atomic<uint64_t> cores;
+	serial_ = ++cores;
 	size_t n;
 	if (elf_getphdrnum(elf_, &n) != 0)
 		return fail(std::string("program headers: ") + elf_errmsg(-1));
@@ -334,12 +337,26 @@ std::optional<uint64_t> ElfCore::auxv_value(uint64_t type) const
 
 const CoreSegment *ElfCore::segment_at(uint64_t addr) const
 {
+	// Walks over the heap read segment after segment, a field at a time:
+	// the segment of the last read usually holds the next. Remembered per
+	// thread (the census reads on two), and by the core's serial number,
+	// not its address, which a later core may reuse.
+	thread_local struct {
+		uint64_t serial = 0;
+		const CoreSegment *segment = nullptr;
+	} last;
+	if (last.segment && last.serial == serial_ &&
+	    addr - last.segment->vaddr < last.segment->memsz)
+		return last.segment;
 	auto it = std::upper_bound(segments_.begin(), segments_.end(), addr,
 				   [](uint64_t a, const CoreSegment &s) { return a < s.vaddr; });
 	if (it == segments_.begin())
 		return nullptr;
 	--it;
-	return addr - it->vaddr < it->memsz ? &*it : nullptr;
+	if (addr - it->vaddr >= it->memsz)
+		return nullptr;
+	last = {serial_, &*it};
+	return &*it;
 }
 
 std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr, std::span<std::byte> out) const
@@ -395,6 +412,17 @@ std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const
 
 std::expected<void, ReadMiss> ElfCore::read(uint64_t addr, std::span<std::byte> out) const
 {
+	// Most reads are a field of an object in one segment the core holds:
+	// one lookup, one copy.
+	if (const CoreSegment *s = segment_at(addr)) {
+		uint64_t rel = addr - s->vaddr;
+		uint64_t off = s->offset + rel;
+		if (rel <= s->filesz && out.size() <= s->filesz - rel && off <= image_->size() &&
+		    out.size() <= image_->size() - off) {
+			memcpy(out.data(), image_->data() + off, out.size());
+			return {};
+		}
+	}
 	size_t done = 0;
 	while (done < out.size()) {
 		uint64_t at = addr + done;

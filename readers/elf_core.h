@@ -84,6 +84,9 @@ private:
 	std::optional<SignalInfo> signal_;
 	std::vector<ThreadInfo> threads_;
 	std::vector<CoreSegment> segments_; // sorted by vaddr
+	// Tells this core's segments from another's in segment_at()'s
+	// per-thread memory of the last segment it found.
+	uint64_t serial_ = 0;
 	std::vector<std::pair<uint64_t, uint64_t>> auxv_;
 	std::vector<FileMapping> file_mappings_;
 	std::unique_ptr<MappedFiles> files_;
