@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "analyzer/gc/gc_sizes.h"
@@ -110,19 +113,24 @@ std::string quoted(const std::string &s)
 // a quarter of the memory of std::unordered_set at millions of entries.
 class AddressSet {
 public:
-	// True if addr was not in the set before.
-	bool insert(uint64_t addr)
+	enum class Added { before, now, no_room };
+	// Adds addr if it is not in the set yet and room says a new one may
+	// be added; one probe of the table either way.
+	Added add(uint64_t addr, bool room)
 	{
-		if ((count_ + 1) * 2 > slots_.size())
+		if (room && (count_ + 1) * 2 > slots_.size())
 			grow();
+		if (slots_.empty())
+			return Added::no_room;
 		size_t i = slot(addr);
 		if (slots_[i] == addr)
-			return false;
+			return Added::before;
+		if (!room)
+			return Added::no_room;
 		slots_[i] = addr;
 		count_++;
-		return true;
+		return Added::now;
 	}
-	bool contains(uint64_t addr) const { return !slots_.empty() && slots_[slot(addr)] == addr; }
 
 private:
 	size_t slot(uint64_t addr) const
@@ -147,13 +155,72 @@ private:
 	size_t count_ = 0;
 };
 
+// The objects seen. Where the core holds the memory, a bit per 8 bytes of
+// the segment an object lies in (GC objects are 8-aligned): a census of
+// millions of objects tests and sets bits in a few megabytes, where a hash
+// set of their addresses is a cache miss at every probe. Anything else
+// (memory read from files or a live process, a misaligned address from a
+// corrupt heap) goes to the hash set.
+class SeenObjects {
+public:
+	explicit SeenObjects(const Memory &mem) : mem_(mem) {}
+
+	AddressSet::Added add(uint64_t addr, bool room)
+	{
+		Bitmap *b = addr & 7 ? nullptr : bitmap_for(addr);
+		if (!b)
+			return others_.add(addr, room);
+		uint64_t bit = (addr - b->addr) >> 3;
+		uint64_t &word = b->bits[bit >> 6];
+		uint64_t mask = uint64_t(1) << (bit & 63);
+		if (word & mask)
+			return AddressSet::Added::before;
+		if (!room)
+			return AddressSet::Added::no_room;
+		word |= mask;
+		return AddressSet::Added::now;
+	}
+
+private:
+	struct Bitmap {
+		uint64_t addr, size;
+		std::vector<uint64_t> bits;
+	};
+
+	Bitmap *bitmap_for(uint64_t addr)
+	{
+		if (last_ && addr - last_->addr < last_->size)
+			return last_;
+		if (auto it = bitmaps_.upper_bound(addr); it != bitmaps_.begin()) {
+			Bitmap &b = std::prev(it)->second;
+			if (addr - b.addr < b.size)
+				return last_ = &b;
+		}
+		MemoryView v = mem_.view(addr);
+		if (v.bytes.empty() || v.addr & 7)
+			return nullptr;
+		Bitmap &b = bitmaps_[v.addr];
+		b = {v.addr, v.bytes.size(), std::vector<uint64_t>((v.bytes.size() / 8 + 63) / 64)};
+		return last_ = &b;
+	}
+
+	const Memory &mem_;
+	std::map<uint64_t, Bitmap> bitmaps_; // by first address
+	Bitmap *last_ = nullptr;
+	AddressSet others_;
+};
+
 class Search {
 public:
-	Search(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &o)
-	    : mem_(mem), ly_(mem.layout()), g_(g), census_(census), options_(o)
+	Search(const LuaMemory &mem, uint64_t g, const GcPathOptions &o)
+	    : mem_(mem), ly_(mem.layout()), g_(g), options_(o), seen_(mem.memory())
 	{
 	}
+	// The search itself, which needs no census: it may run beside one.
 	void run();
+	// Gives the census what the search found: paths of its largest
+	// objects, bytes by prefix, problems.
+	void fill(GcCensus &census);
 
 private:
 	void problem(uint64_t obj, const std::string &what);
@@ -174,10 +241,10 @@ private:
 	const LuaMemory &mem_;
 	const lj_layout &ly_;
 	uint64_t g_;
-	GcCensus &census_;
+	std::vector<std::string> problems_listed_;
 	GcPathOptions options_;
 	std::vector<Node> nodes_;
-	AddressSet seen_;
+	SeenObjects seen_;
 	std::vector<std::string> roots_;
 	std::vector<std::string> prefixes_;
 	std::vector<uint64_t> prefix_bytes_;
@@ -190,12 +257,12 @@ private:
 void Search::problem(uint64_t obj, const std::string &what)
 {
 	if (problems_++ < max_listed_problems)
-		census_.problems.push_back("paths: object " + luajit_pointer(obj) + ": " + what);
+		problems_listed_.push_back("paths: object " + luajit_pointer(obj) + ": " + what);
 }
 
 void Search::add_root(const std::string &label, uint64_t obj)
 {
-	if (!obj || !seen_.insert(obj))
+	if (!obj || seen_.add(obj, true) != AddressSet::Added::now)
 		return;
 	roots_.push_back(label);
 	prefixes_.push_back(label);
@@ -206,13 +273,17 @@ void Search::add_root(const std::string &label, uint64_t obj)
 
 void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
 {
-	if (!obj || stopped_ || seen_.contains(obj))
+	if (!obj || stopped_)
 		return;
-	if (nodes_.size() >= options_.max_objects) {
+	switch (seen_.add(obj, nodes_.size() < options_.max_objects)) {
+	case AddressSet::Added::before:
+		return;
+	case AddressSet::Added::no_room:
 		stopped_ = true;
 		return;
+	case AddressSet::Added::now:
+		break;
 	}
-	seen_.insert(obj);
 	Node n{obj, key, parent, nodes_[parent].prefix, edge};
 	// Children of a root start a prefix of their own: "_G.app".
 	if (nodes_[parent].edge == Edge::root) {
@@ -541,18 +612,10 @@ void Search::run()
 	uint64_t registry = 0;
 	if (mem_.memory().read(g_ + ly_.g_registrytv, std::as_writable_bytes(std::span(tv))))
 		registry = decode(ly_, tv).gc;
-	std::unordered_map<uint64_t, uint32_t> wanted;
-	for (auto &o : census_.top)
-		wanted[o.addr] = UINT32_MAX;
-	for (auto &o : census_.strings.largest)
-		wanted[o.addr] = UINT32_MAX;
 	uint32_t i = 0;
 	auto search = [&] {
-		for (; i < nodes_.size(); i++) {
-			if (auto w = wanted.find(nodes_[i].obj); w != wanted.end())
-				w->second = i;
+		for (; i < nodes_.size(); i++)
 			expand(i);
-		}
 	};
 	// What the heap holds first: a path through globals says where memory
 	// stays, while a stack slot may be gone at the next return.
@@ -566,28 +629,72 @@ void Search::run()
 	uint64_t cur = mem_.ref(g_ + ly_.g_cur_L).value_or(0);
 	add_root("thread " + luajit_pointer(cur), cur);
 	search();
-	census_.paths_complete = !stopped_;
+}
+
+void Search::fill(GcCensus &census)
+{
+	census.paths_complete = !stopped_;
+	census.problems.insert(census.problems.end(), problems_listed_.begin(),
+			       problems_listed_.end());
 	if (problems_ > max_listed_problems)
-		census_.problems.push_back(
+		census.problems.push_back(
 			"paths: " + std::to_string(problems_ - max_listed_problems) +
 			" more objects could not be read");
-	auto fill = [&](std::vector<GcObject> &objects) {
-		for (auto &o : objects)
+	// The node of each object whose path is shown: one pass over the
+	// nodes, where a filter of a few bits per wanted address turns all
+	// but a few away with one test.
+	std::unordered_map<uint64_t, uint32_t> wanted;
+	std::vector<uint64_t> filter(64);
+	auto bit = [](uint64_t addr) { return (addr >> 3) * 0x9e3779b97f4a7c15ull >> 52; };
+	for (auto *objects : {&census.top, &census.strings.largest})
+		for (const GcObject &o : *objects) {
+			wanted.emplace(o.addr, UINT32_MAX);
+			filter[bit(o.addr) >> 6] |= uint64_t(1) << (bit(o.addr) & 63);
+		}
+	for (uint32_t i = 0; i < nodes_.size(); i++) {
+		uint64_t b = bit(nodes_[i].obj);
+		if (filter[b >> 6] >> (b & 63) & 1)
+			if (auto w = wanted.find(nodes_[i].obj); w != wanted.end())
+				w->second = i;
+	}
+	for (auto *objects : {&census.top, &census.strings.largest})
+		for (GcObject &o : *objects)
 			if (uint32_t i = wanted[o.addr]; i != UINT32_MAX)
 				o.path = path(i);
-	};
-	fill(census_.top);
-	fill(census_.strings.largest);
 	for (size_t p = 0; p < prefixes_.size(); p++)
 		if (prefix_bytes_[p])
-			census_.by_prefix[prefixes_[p]] += prefix_bytes_[p];
+			census.by_prefix[prefixes_[p]] += prefix_bytes_[p];
 }
 
 } // namespace
 
-void gc_paths(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &options)
+GcCensus gc_census_with_paths(const LuaMemory &mem, uint64_t g,
+			      const GcCensusOptions &census_options,
+			      const GcPathOptions &path_options)
 {
-	Search(mem, g, census, options).run();
+	Search search(mem, g, path_options);
+	std::exception_ptr error;
+	// The search beside the census where the memory may be read on two
+	// threads: the two take about as long on a big heap.
+	std::jthread beside;
+	if (mem.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2)
+		beside = std::jthread([&] {
+			try {
+				search.run();
+			} catch (...) {
+				error = std::current_exception();
+			}
+		});
+	GcCensus census = gc_census(mem, g, census_options);
+	if (beside.joinable()) {
+		beside.join();
+		if (error)
+			std::rethrow_exception(error);
+	} else {
+		search.run();
+	}
+	search.fill(census);
+	return census;
 }
 
 } // namespace ljcore

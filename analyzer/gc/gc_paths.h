@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/gc_model.h"
 #include "analyzer/lua_memory.h"
 
@@ -19,10 +20,12 @@ struct GcPathOptions {
 // registry; only objects none of them reaches get a path from the stack
 // of the main thread or of the running coroutine. Edges:
 // table keys and values, metatables, Lua and C function upvalues, stack
-// slots. Sets the path of census.top and census.strings.largest, and
-// census.by_prefix: the bytes of the objects first reached through each
-// root and first key. census.paths_complete says whether the search ran
-// to its end.
-void gc_paths(const LuaMemory &mem, uint64_t g, GcCensus &census, const GcPathOptions &options);
+// slots. A census (gc_census.h) with, besides, the path of census.top and
+// census.strings.largest, and census.by_prefix: the bytes of the objects
+// first reached through each root and first key. census.paths_complete
+// says whether the search ran to its end.
+GcCensus gc_census_with_paths(const LuaMemory &mem, uint64_t g,
+			      const GcCensusOptions &census_options,
+			      const GcPathOptions &path_options);
 
 } // namespace ljcore
