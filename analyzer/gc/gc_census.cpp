@@ -1,9 +1,13 @@
 #include "analyzer/gc/gc_census.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -169,17 +173,17 @@ struct Ranked {
 class TopN {
 public:
 	explicit TopN(size_t n) : n_(n) {}
+	// Small enough to be inlined: most objects are turned away here.
 	void offer(uint64_t bytes, uint64_t addr, GcType type)
 	{
-		if (n_ == 0)
-			return;
-		if (heap_.size() < n_) {
-			heap_.push({bytes, addr, type});
-		} else if (Ranked{bytes, addr, type} > heap_.top()) {
-			heap_.pop();
-			heap_.push({bytes, addr, type});
-		}
+		if (n_ != 0 && bytes >= floor_)
+			consider(bytes, addr, type);
 	}
+	// Sizes below which nothing can be among the n largest any more.
+	uint64_t floor() const { return floor_; }
+	// What another TopN of the same objects knows: n of them are at
+	// least this big, so nothing smaller needs to be kept here.
+	void raise_floor(uint64_t bytes) { floor_ = std::max(floor_, bytes); }
 	std::vector<Ranked> largest_first()
 	{
 		std::vector<Ranked> out;
@@ -190,9 +194,87 @@ public:
 	}
 
 private:
+	[[gnu::noinline]] void consider(uint64_t bytes, uint64_t addr, GcType type)
+	{
+		if (heap_.size() < n_) {
+			heap_.push({bytes, addr, type});
+		} else if (Ranked{bytes, addr, type} > heap_.top()) {
+			heap_.pop();
+			heap_.push({bytes, addr, type});
+		}
+		// Once n are kept, the smallest of them is the floor.
+		if (heap_.size() == n_)
+			floor_ = std::max(floor_, heap_.top().bytes);
+	}
+
 	size_t n_;
+	uint64_t floor_ = 0;
 	std::priority_queue<Ranked, std::vector<Ranked>, std::greater<Ranked>> heap_;
 };
+
+struct StringLink {
+	uint64_t addr;
+	uint32_t bucket; // within the batch of buckets
+};
+
+// Brent's cycle detection for one hash chain: g->str.num, which bounds an
+// intact chain, is itself read from the target, so it cannot be what
+// stops a cycle.
+struct ChainCycle {
+	uint64_t mark = 0;
+	uint32_t power = 1, steps = 0;
+
+	// Called with each link after the first: true when the chain came
+	// back to a link it already passed.
+	bool loops_at(uint64_t link)
+	{
+		if (link == mark)
+			return true;
+		if (++steps == power) {
+			mark = link;
+			power *= 2;
+			steps = 0;
+		}
+		return false;
+	}
+};
+
+// Puts links in order of the 64 KB region of the heap they point into,
+// in one counting pass (O(n), unlike a sort): visits that stay within a
+// few pages at a time hit the TLB and let the hardware prefetcher help.
+void order_by_region(std::vector<StringLink> &links, std::vector<StringLink> &out,
+		     std::vector<uint32_t> &counts)
+{
+	if (links.size() < 2)
+		return;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (const StringLink &l : links)
+		lo = std::min(lo, l.addr), hi = std::max(hi, l.addr);
+	unsigned shift = 16;
+	// At most 1 M regions: a heap spread wider gets coarser ones.
+	while (((hi - lo) >> shift) >= (1u << 20))
+		shift++;
+	counts.assign(((hi - lo) >> shift) + 2, 0);
+	for (const StringLink &l : links)
+		counts[((l.addr - lo) >> shift) + 1]++;
+	for (size_t i = 1; i < counts.size(); i++)
+		counts[i] += counts[i - 1];
+	out.resize(links.size());
+	for (const StringLink &l : links)
+		out[counts[(l.addr - lo) >> shift]++] = l;
+	links.swap(out);
+}
+
+// What a thread walking string table batches reuses from one to the next.
+struct StringScratch {
+	std::vector<std::byte> anchors;
+	std::vector<uint32_t> chain;
+	std::vector<ChainCycle> cycle;
+	std::vector<StringLink> links, next, spare;
+	std::vector<uint32_t> counts;
+};
+
+class StringBatches;
 
 class Census {
 public:
@@ -240,9 +322,15 @@ private:
 	// by coming back to stop. Bounded and cycle-safe.
 	template <typename Visit>
 	void walk_list(const char *name, uint64_t first, uint64_t stop, Visit visit);
-	void walk_strings();
-	// The string table on a second thread, while this one walks the lists.
-	std::jthread start_strings(std::unique_ptr<Census> &strings, std::exception_ptr &error);
+	// The string table: its size and where it is, into out_.strings;
+	// false, told as a problem, if unreadable.
+	bool open_string_table(uint64_t &tab);
+	// The chains of buckets [first, first + n); false when a problem ends
+	// the walk there.
+	bool walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringScratch &scratch);
+	// One batch's findings, as if this census had walked it after the
+	// batches added before.
+	void add_batch(Census &part);
 	void add_strings(Census &strings);
 	void add_overheads();
 	std::string describe(const Ranked &r);
@@ -262,6 +350,8 @@ private:
 	uint32_t cts_sizetab_ = 0;
 	std::vector<uint32_t> ctype_sizes_; // payload size by CTypeID, cached
 	uint64_t implausible_ = 0;
+
+	friend class StringBatches; // adds batches to the census of the strings
 };
 
 uint64_t Census::cdata_payload(uint16_t id)
@@ -419,148 +509,93 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 	}
 }
 
-struct StringLink {
-	uint64_t addr;
-	uint32_t bucket; // within the batch of buckets
-};
-
-// Brent's cycle detection for one hash chain: g->str.num, which bounds an
-// intact chain, is itself read from the target, so it cannot be what
-// stops a cycle.
-struct ChainCycle {
-	uint64_t mark = 0;
-	uint32_t power = 1, steps = 0;
-
-	// Called with each link after the first: true when the chain came
-	// back to a link it already passed.
-	bool loops_at(uint64_t link)
-	{
-		if (link == mark)
-			return true;
-		if (++steps == power) {
-			mark = link;
-			power *= 2;
-			steps = 0;
-		}
-		return false;
-	}
-};
-
-// Puts links in order of the 64 KB region of the heap they point into,
-// in one counting pass (O(n), unlike a sort): visits that stay within a
-// few pages at a time hit the TLB and let the hardware prefetcher help.
-void order_by_region(std::vector<StringLink> &links, std::vector<StringLink> &out,
-		     std::vector<uint32_t> &counts)
-{
-	if (links.size() < 2)
-		return;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (const StringLink &l : links)
-		lo = std::min(lo, l.addr), hi = std::max(hi, l.addr);
-	unsigned shift = 16;
-	// At most 1 M regions: a heap spread wider gets coarser ones.
-	while (((hi - lo) >> shift) >= (1u << 20))
-		shift++;
-	counts.assign(((hi - lo) >> shift) + 2, 0);
-	for (const StringLink &l : links)
-		counts[((l.addr - lo) >> shift) + 1]++;
-	for (size_t i = 1; i < counts.size(); i++)
-		counts[i] += counts[i - 1];
-	out.resize(links.size());
-	for (const StringLink &l : links)
-		out[counts[(l.addr - lo) >> shift]++] = l;
-	links.swap(out);
-}
-
 // Strings hang off g->str.tab[0..mask] through nextgc; the low bit of an
 // anchor flags secondary hashing (lj_str.c).
-void Census::walk_strings()
+bool Census::open_string_table(uint64_t &tab)
 {
 	GcStringTable &st = out_.strings;
-	auto tab = mem_.ref(g_ + ly_.g_str_tab);
+	auto t = mem_.ref(g_ + ly_.g_str_tab);
 	auto mask = mem_.value<uint32_t>(g_ + ly_.g_str_mask);
 	auto num = mem_.value<uint32_t>(g_ + ly_.g_str_num);
-	if (!tab || !mask || !num) {
+	if (!t || !mask || !num) {
 		problem("string table unreadable");
-		return;
+		return false;
 	}
+	tab = *t;
 	st.buckets = uint64_t(*mask) + 1;
 	st.num = *num;
 	out_.overheads.push_back({"string hash table", st.buckets * ly_.ptrsize});
-	// Hashing scatters the strings of consecutive buckets over the whole
-	// heap, and a walk in bucket order waits on memory at every string.
-	// So a batch of buckets at a time, one chain link per round; a round's
-	// links are visited region by region of the heap, and the string
-	// prefetch_distance links ahead is being loaded while this one is
-	// sized. On 3 M strings that halves the time of a bucket-order walk.
-	// A batch is 32 K buckets: its anchors, chain counts and links (about
-	// 1 MB) stay in the CPU's cache however big the table, which measured
-	// faster than batches of 256 K or more.
-	const uint64_t batch = std::min<uint64_t>(st.buckets, 1 << 15);
+	return true;
+}
+
+// Hashing scatters the strings of consecutive buckets over the whole heap,
+// and a walk in bucket order waits on memory at every string. So a batch
+// of buckets at a time, one chain link per round; a round's links are
+// visited region by region of the heap, and the string prefetch_distance
+// links ahead is being loaded while this one is sized. On 3 M strings
+// that halves the time of a bucket-order walk. A batch's anchors, chain
+// counts and links (about 1 MB) stay in the CPU's cache however big the
+// table, which measured faster than batches of 256 K buckets or more.
+bool Census::walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringScratch &scratch)
+{
 	const size_t prefetch_distance = 16;
 	const unsigned ps = ly_.ptrsize;
-	std::vector<std::byte> anchors(batch * ps);
-	std::vector<uint32_t> chain(batch);
-	std::vector<ChainCycle> cycle(batch);
-	std::vector<StringLink> links, next, spare;
-	std::vector<uint32_t> counts;
-	for (uint64_t first = 0; first < st.buckets; first += batch) {
-		uint64_t n = std::min(batch, st.buckets - first);
-		auto bytes = std::span(anchors).first(n * ps);
-		if (auto r = mem_.memory().read(*tab + first * ps, bytes); !r) {
-			problem("string hash table unreadable: " + r.error().reason);
-			return;
-		}
-		links.clear();
-		for (uint64_t k = 0; k < n; k++) {
-			uint64_t a = 0;
-			memcpy(&a, anchors.data() + k * ps, ps);
-			if (a & ~uint64_t(1))
-				links.push_back({a & ~uint64_t(1), uint32_t(k)});
-		}
-		std::fill(chain.begin(), chain.begin() + n, 0);
-		std::fill(cycle.begin(), cycle.begin() + n, ChainCycle{});
-		for (const StringLink &l : links)
-			cycle[l.bucket].mark = l.addr;
-		while (!links.empty()) {
-			order_by_region(links, spare, counts);
-			next.clear();
-			for (size_t i = 0; i < links.size(); i++) {
-				const StringLink &l = links[i];
-				if (i + prefetch_distance < links.size())
-					obj_.prefetch(links[i + prefetch_distance].addr);
-				if (!obj_.fetch(l.addr)) {
-					problem(missed("string table chain"));
-					return;
-				}
-				uint64_t o = obj_.ref(0, ps);
-				if (obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) != LJ_TSTR) {
-					problem("string table chain: object " +
-						luajit_pointer(l.addr) + " is no string");
-					return;
-				}
-				size_object(l.addr, LJ_TSTR);
-				if (obj_.failed()) {
-					problem(missed("string table chain"));
-					return;
-				}
-				chain[l.bucket]++;
-				if (o && cycle[l.bucket].loops_at(o)) {
-					problem("string table chain is cyclic");
-					return;
-				}
-				if (o)
-					next.push_back({o, l.bucket});
-			}
-			links.swap(next);
-		}
-		for (uint64_t k = 0; k < n; k++) {
-			st.used += chain[k] != 0;
-			st.longest = std::max<uint64_t>(st.longest, chain[k]);
-			st.strings += chain[k];
-		}
+	GcStringTable &st = out_.strings;
+	auto &[anchors, chain, cycle, links, next, spare, counts] = scratch;
+	anchors.resize(n * ps);
+	chain.assign(n, 0);
+	cycle.assign(n, ChainCycle{});
+	if (auto r = mem_.memory().read(tab + first * ps, anchors); !r) {
+		problem("string hash table unreadable: " + r.error().reason);
+		return false;
 	}
-	st.bytes = out_.types[size_t(GcType::string)].bytes;
+	links.clear();
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t a = 0;
+		memcpy(&a, anchors.data() + k * ps, ps);
+		if (a & ~uint64_t(1))
+			links.push_back({a & ~uint64_t(1), uint32_t(k)});
+	}
+	for (const StringLink &l : links)
+		cycle[l.bucket].mark = l.addr;
+	while (!links.empty()) {
+		order_by_region(links, spare, counts);
+		next.clear();
+		for (size_t i = 0; i < links.size(); i++) {
+			const StringLink &l = links[i];
+			if (i + prefetch_distance < links.size())
+				obj_.prefetch(links[i + prefetch_distance].addr);
+			if (!obj_.fetch(l.addr)) {
+				problem(missed("string table chain"));
+				return false;
+			}
+			uint64_t o = obj_.ref(0, ps);
+			if (obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) != LJ_TSTR) {
+				problem("string table chain: object " + luajit_pointer(l.addr) +
+					" is no string");
+				return false;
+			}
+			size_object(l.addr, LJ_TSTR);
+			if (obj_.failed()) {
+				problem(missed("string table chain"));
+				return false;
+			}
+			chain[l.bucket]++;
+			if (o && cycle[l.bucket].loops_at(o)) {
+				problem("string table chain is cyclic");
+				return false;
+			}
+			if (o)
+				next.push_back({o, l.bucket});
+		}
+		links.swap(next);
+	}
+	for (uint64_t k = 0; k < n; k++) {
+		st.used += chain[k] != 0;
+		st.longest = std::max<uint64_t>(st.longest, chain[k]);
+		st.strings += chain[k];
+	}
+	return true;
 }
 
 // What g->gc.total counts besides objects: allocations of the VM itself
@@ -669,18 +704,114 @@ std::string Census::describe(const Ranked &r)
 // list (lj_str.c), so the two walks share nothing but the memory they read.
 // Where that memory can be read from two threads, the string table is
 // walked beside the lists: both wait on memory, on two CPUs.
-std::jthread Census::start_strings(std::unique_ptr<Census> &strings, std::exception_ptr &error)
-{
-	if (!mem_.memory().concurrent_reads() || std::thread::hardware_concurrency() < 2)
-		return {};
-	strings = std::make_unique<Census>(mem_, g_, options_);
-	return std::jthread([&strings, &error] {
-		try {
-			strings->walk_strings();
-		} catch (...) {
-			error = std::current_exception();
+// The string table walked a batch of buckets at a time by every thread
+// free to: the string thread from the start, the census's own once the
+// object lists are done. Batches are added to the total in their order,
+// so the result, problems and where a corrupt chain stops the walk
+// included, is the one a single thread walking them in order gives.
+class StringBatches {
+public:
+	static constexpr uint64_t buckets_per_batch = 1 << 15;
+
+	StringBatches(Census &total, uint64_t tab)
+	    : total_(total), tab_(tab), buckets_(total.out_.strings.buckets),
+	      count_((buckets_ + buckets_per_batch - 1) / buckets_per_batch)
+	{
+	}
+
+	// Walks batches until none is left to claim.
+	void work()
+	{
+		StringScratch scratch;
+		uint64_t index, first, n;
+		while (claim(index, first, n)) {
+			std::unique_ptr<Census> p = part();
+			bool completed = p->walk_string_batch(tab_, first, n, scratch);
+			done(index, std::move(p), completed);
 		}
-	});
+	}
+
+private:
+	// The next batch to walk, its first bucket and size; false when none is left.
+	bool claim(uint64_t &index, uint64_t &first, uint64_t &n)
+	{
+		if (halted_)
+			return false;
+		index = next_++;
+		if (index >= count_)
+			return false;
+		first = index * buckets_per_batch;
+		n = std::min(buckets_per_batch, buckets_ - first);
+		return true;
+	}
+
+	// A census for the next batch. It starts from the sizes the largest
+	// objects and strings found so far already exceed: a fresh list of
+	// the largest would take in most of a batch's strings before its
+	// threshold rose, where the total's is already high.
+	std::unique_ptr<Census> part() const
+	{
+		auto p = std::make_unique<Census>(total_.mem_, total_.g_, total_.options_);
+		p->top_.raise_floor(top_floor_);
+		p->top_strings_.raise_floor(top_strings_floor_);
+		return p;
+	}
+
+	// A walked batch: added to the total with every batch before it that
+	// is done, unless a problem before it ended the walk.
+	void done(uint64_t index, std::unique_ptr<Census> part, bool completed)
+	{
+		std::lock_guard lock(mutex_);
+		done_[index] = {std::move(part), completed};
+		for (auto it = done_.find(added_); it != done_.end(); it = done_.find(added_)) {
+			if (!halted_) {
+				total_.add_batch(*it->second.part);
+				halted_ = !it->second.completed;
+				top_floor_ = total_.top_.floor();
+				top_strings_floor_ = total_.top_strings_.floor();
+			}
+			done_.erase(it);
+			added_++;
+		}
+	}
+
+	struct Walked {
+		std::unique_ptr<Census> part;
+		bool completed;
+	};
+	Census &total_;
+	const uint64_t tab_, buckets_, count_;
+	std::atomic<uint64_t> next_{0};
+	std::atomic<bool> halted_{false};
+	std::atomic<uint64_t> top_floor_{0}, top_strings_floor_{0};
+	std::mutex mutex_;
+	uint64_t added_ = 0;              // batches [0, added_) are in the total
+	std::map<uint64_t, Walked> done_; // walked, waiting for those before
+};
+
+void Census::add_batch(Census &part)
+{
+	GcTypeStats &mine = out_.types[size_t(GcType::string)];
+	const GcTypeStats &theirs = part.out_.types[size_t(GcType::string)];
+	mine.count += theirs.count;
+	mine.bytes += theirs.bytes;
+	GcStringTable &st = out_.strings;
+	st.used += part.out_.strings.used;
+	st.longest = std::max(st.longest, part.out_.strings.longest);
+	st.strings += part.out_.strings.strings;
+	st.bytes = mine.bytes;
+	// The part listed its first implausible objects first, then maybe
+	// the problem that ended it: of the former, only as many as this
+	// census has room left for.
+	uint64_t implausible_listed = std::min(part.implausible_, max_listed_implausible);
+	for (size_t i = 0; i < part.out_.problems.size(); i++)
+		if (i >= implausible_listed || implausible_ + i < max_listed_implausible)
+			problem(std::move(part.out_.problems[i]));
+	implausible_ += part.implausible_;
+	for (const Ranked &r : part.top_.largest_first())
+		top_.offer(r.bytes, r.addr, r.type);
+	for (const Ranked &r : part.top_strings_.largest_first())
+		top_strings_.offer(r.bytes, r.addr, r.type);
 }
 
 // What the string walk found, as if this census had walked it.
@@ -714,10 +845,22 @@ GcCensus Census::run()
 	out_.gc_total = *total;
 	main_thread_ = mem_.ref(g_ + ly.g_mainthref).value_or(0);
 	add_overheads();
-	std::unique_ptr<Census> strings;
+	auto strings = std::make_unique<Census>(mem_, g_, options_);
+	uint64_t tab = 0;
+	std::optional<StringBatches> batches;
+	if (strings->open_string_table(tab))
+		batches.emplace(*strings, tab);
 	std::exception_ptr strings_error;
 	// Joined on every way out of here, an exception included.
-	std::jthread strings_thread = start_strings(strings, strings_error);
+	std::jthread strings_thread;
+	if (batches && mem_.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2)
+		strings_thread = std::jthread([&] {
+			try {
+				batches->work();
+			} catch (...) {
+				strings_error = std::current_exception();
+			}
+		});
 
 	auto sized = [&](uint64_t o) {
 		return size_object(o, obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly)));
@@ -745,14 +888,15 @@ GcCensus Census::run()
 				count(GcType::upvalue, o, ly.uv_size);
 				return true;
 			});
+	// What is left of the string table, this thread helps with.
+	if (batches)
+		batches->work();
 	if (strings_thread.joinable()) {
 		strings_thread.join();
 		if (strings_error)
 			std::rethrow_exception(strings_error);
-		add_strings(*strings);
-	} else {
-		walk_strings();
 	}
+	add_strings(*strings);
 	if (implausible_ > max_listed_implausible)
 		problem(std::to_string(implausible_ - max_listed_implausible) +
 			" more objects of sizes LuaJIT could not have made");
