@@ -21,10 +21,16 @@ std::vector<const lj_layout *> builtin_layouts(Arch arch)
 			&lj_layout_luajit2_gc32_x64,
 			&lj_layout_tarantool_gc32_x64,
 			&lj_layout_tarantool_gc64_x64,
+			&lj_layout_upstream_20260720_gc64_nojit_x64,
+			&lj_layout_upstream_2026_gc32_nojit_x64,
+			&lj_layout_upstream_20251110_gc64_nojit_x64,
+			&lj_layout_upstream_20240419_gc64_nojit_x64,
 			&lj_layout_upstream_gc64_nojit_x64,
 			&lj_layout_upstream_gc32_nojit_x64,
 			&lj_layout_luajit2_gc64_nojit_x64,
-			&lj_layout_luajit2_gc32_nojit_x64};
+			&lj_layout_luajit2_gc32_nojit_x64,
+			&lj_layout_tarantool_gc32_nojit_x64,
+			&lj_layout_tarantool_gc64_nojit_x64};
 	return {&lj_layout_upstream_gc64_arm64, &lj_layout_luajit2_gc64_arm64};
 }
 
