@@ -6,6 +6,7 @@
 #include "analyzer/gc/gc_paths.h"
 #include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/dwarf_layout.h"
+#include "analyzer/locate/version_hint.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/locate/vm_scan.h"
 #include "analyzer/nginx/nginx_request.h"
@@ -44,12 +45,15 @@ struct LayoutSet {
 	std::deque<std::string> names;
 	const lj_layout *dwarf = nullptr; // the one from DWARF, if any
 	std::string dwarf_source;         // "DWARF of luajit"
+	bool dwarf_is_table = false;      // equal to a built-in table
+	std::optional<VersionString> version;
 };
 
-void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
+void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch, LayoutSet &set,
 		       std::vector<std::string> &notes)
 {
 	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
+	set.version = version_hint(mem, native, builtin, notes);
 	// Only LuaJIT's own module is worth its DWARF: loading a libc's
 	// (from libc6-dbg, compressed) would cost most of our run time.
 	// luaJIT_setmode is exported by every LuaJIT, executable or library.
@@ -75,6 +79,7 @@ void candidate_layouts(const NativeSession &native, Arch arch, LayoutSet &set,
 			if (closest && closest_diff.empty()) {
 				// Tried once: the table's name, DWARF as the source.
 				name = closest->name;
+				set.dwarf_is_table = true;
 				std::erase(builtin, closest);
 			} else if (closest) {
 				std::string d;
@@ -290,7 +295,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 	}
 
 	LayoutSet layout_set;
-	candidate_layouts(native, target.arch(), layout_set, a.evidence);
+	candidate_layouts(target, native, target.arch(), layout_set, a.evidence);
+	a.version_string = layout_set.version;
 	const auto &layouts = layout_set.order;
 	for (auto *ly : layouts)
 		a.evidence.push_back(std::string("layout candidate: ") + ly->name);
@@ -356,6 +362,9 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			v.tid = target.threads()[*c.thread].tid;
 		v.layout_source =
 			c.layout == layout_set.dwarf ? layout_set.dwarf_source : "built-in table";
+		// A layout of DWARF that no table equals has no version to match.
+		if (c.layout != layout_set.dwarf || layout_set.dwarf_is_table)
+			compare_with_hint(layout_set.version, v, a.evidence);
 		v.main_thread = mem.ref(c.g + ly.g_mainthref).value_or(0);
 		v.current_thread = mem.ref(c.g + ly.g_cur_L).value_or(0);
 		v.vmstate = mem.value<int32_t>(c.g + ly.g_vmstate).value_or(0);

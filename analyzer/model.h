@@ -109,6 +109,9 @@ struct VmResult {
 	std::vector<std::string> checks; // consistency checks it passed
 	std::string layout;              // the layout's name (a built-in table's, or "from DWARF")
 	std::string layout_source;       // "built-in table" or "DWARF of <module>"
+	// Whether the layout is one the version string names, when it names
+	// any (Analysis::version_string): a hint only, memory decided.
+	std::optional<bool> layout_matches_version;
 	int32_t vmstate = 0;
 	std::string vmstate_text; // "interpreter", "C", "trace 12", ...
 	uint64_t gc_total = 0;    // g->gc.total: bytes the GC manages
@@ -136,6 +139,15 @@ struct VmResult {
 	int32_t tid = 0;
 };
 
+// The version string found in LuaJIT's module (LUAJIT_VERSION): a hint at
+// which built-in layout fits, never proof.
+struct VersionString {
+	std::string text; // "LuaJIT 2.1.1744317938"
+	uint64_t addr = 0;
+	std::string module;
+	std::vector<std::string> layouts; // built-in tables whose builds carry it
+};
+
 struct Analysis {
 	// Of every JSON output; bumped when a field changes meaning or goes
 	// away. 2: `traces --json` names what it read `source`, as the others
@@ -157,6 +169,7 @@ struct Analysis {
 	bool has_fault_addr = false;
 
 	std::vector<ThreadResult> threads;
+	std::optional<VersionString> version_string;
 	std::vector<VmResult> vms;
 	std::vector<std::string> problems; // what could not be read, and why
 	// How the VMs were looked for: layouts tried, candidates rejected and

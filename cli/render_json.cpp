@@ -99,6 +99,8 @@ nlohmann::json analysis_json(const Analysis &a)
 			  {"current_thread", json_address(vm.current_thread)},
 			  {"stack", lua_stack_json(vm.stack)},
 			  {"coroutines", coroutines}};
+		if (vm.layout_matches_version)
+			v["layout_matches_version"] = *vm.layout_matches_version;
 		// Only when there are some: the other states depend on the
 		// native stacks, which regression fixtures leave out.
 		for (auto &s : vm.entered)
@@ -114,6 +116,12 @@ nlohmann::json analysis_json(const Analysis &a)
 						 {"client", r.client}});
 		vms.push_back(std::move(v));
 	}
+	// Only when found: what a core alone holds rarely has it.
+	if (auto &vs = a.version_string)
+		doc["version_string"] = {{"text", vs->text},
+					 {"address", json_address(vs->addr)},
+					 {"module", vs->module},
+					 {"layouts", vs->layouts}};
 	doc["vms"] = vms;
 	json threads = json::array();
 	for (auto &t : a.threads) {

@@ -508,6 +508,188 @@ static const struct lj_layout lj_layout_tarantool_gc64_x64 = {
 	.jit = &lj_trace_layout_tarantool_gc64_x64,
 };
 
+/* JIT disabled (-DLUAJIT_DISABLE_JIT; Tarantool: CMake -DLUAJIT_DISABLE_JIT=ON
+ * -DCMAKE_BUILD_TYPE=Debug): GG_State has no jit_State (lj_dispatch.h), so
+ * the dispatch table follows global_State directly. Built: the first
+ * revision of each upstream GC64 epoch and the head, the head with
+ * -DLUAJIT_DISABLE_GC64 too, and Tarantool's b52fe979 with 32-bit refs and
+ * GC64. 68354f44 changed only jit_State, so without the JIT it shares
+ * 20240419's table.
+ */
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 f5affaa6 (2024-04-19), -DLUAJIT_DISABLE_JIT
+ *   LuaJIT/LuaJIT v2.1 68354f44 (2025-11-06), -DLUAJIT_DISABLE_JIT
+ */
+static const struct lj_layout lj_layout_upstream_20240419_gc64_nojit_x64 = {
+	.name = "upstream 20240419 gc64 nojit x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,
+	.g_cur_L = 368, .g_jit_base = 376, .g_gc_total = 16, .g_gc_root = 40,
+	.g_gc_mmudata = 80, .g_gc_lightudnum = 35, .g_gc_lightudseg = 112,
+	.g_str_tab = 152, .g_str_mask = 160, .g_str_num = 164, .g_tmpbuf = 200,
+	.g_ctype_state = 384, .g_registrytv = 272, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 20, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 832,
+	.gg_size = 3008, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 5c647754 (2025-11-10), -DLUAJIT_DISABLE_JIT
+ */
+static const struct lj_layout lj_layout_upstream_20251110_gc64_nojit_x64 = {
+	.name = "upstream 20251110 gc64 nojit x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,
+	.g_cur_L = 376, .g_jit_base = 384, .g_gc_total = 16, .g_gc_root = 40,
+	.g_gc_mmudata = 80, .g_gc_lightudnum = 35, .g_gc_lightudseg = 112,
+	.g_str_tab = 152, .g_str_mask = 160, .g_str_num = 164, .g_tmpbuf = 200,
+	.g_ctype_state = 392, .g_registrytv = 272, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 20, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 840,
+	.gg_size = 3016, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 a2ce8114 (2026-07-20), -DLUAJIT_DISABLE_JIT
+ *   LuaJIT/LuaJIT v2.1 1ee778a4 (2026-08-19), -DLUAJIT_DISABLE_JIT
+ */
+static const struct lj_layout lj_layout_upstream_20260720_gc64_nojit_x64 = {
+	.name = "upstream 20260720 gc64 nojit x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 7, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 120, .g_vmstate = 184, .g_mainthref = 192,
+	.g_cur_L = 376, .g_jit_base = 384, .g_gc_total = 16, .g_gc_root = 40,
+	.g_gc_mmudata = 80, .g_gc_lightudnum = 35, .g_gc_lightudseg = 112,
+	.g_str_tab = 152, .g_str_mask = 160, .g_str_num = 164, .g_tmpbuf = 200,
+	.g_ctype_state = 392, .g_registrytv = 272, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 20, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 840,
+	.gg_size = 3128, .L_size = 96, .cf_nres = 8, .cf_prev = 32, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 1ee778a4 (2026-08-19), -DLUAJIT_DISABLE_JIT -DLUAJIT_DISABLE_GC64
+ */
+static const struct lj_layout lj_layout_upstream_2026_gc32_nojit_x64 = {
+	.name = "upstream 2026 gc32 nojit x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 296, .g_jit_base = 300, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 304, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 568, .gg_size = 2856,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   tarantool/luajit tarantool/master b52fe979 (2024-10-17), -DLUAJIT_DISABLE_JIT=ON
+ */
+static const struct lj_layout lj_layout_tarantool_gc32_nojit_x64 = {
+	.name = "tarantool gc32 nojit x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 9, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 248, .g_vmstate = 352, .g_mainthref = 272,
+	.g_cur_L = 392, .g_jit_base = 400, .g_gc_total = 80, .g_gc_root = 96,
+	.g_gc_mmudata = 116, .g_gc_lightudnum = 91, .g_gc_lightudseg = 136,
+	.g_str_tab = 0, .g_str_mask = 8, .g_str_num = 12, .g_tmpbuf = 232,
+	.g_ctype_state = 404, .g_registrytv = 280, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 12, .str_size = 16, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 648, .gg_size = 2824,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 48, .cf_l = 24, .cf_pc = 28,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   tarantool/luajit tarantool/master b52fe979 (2024-10-17), -DLUAJIT_DISABLE_JIT=ON -DLUAJIT_ENABLE_GC64=ON
+ */
+static const struct lj_layout lj_layout_tarantool_gc64_nojit_x64 = {
+	.name = "tarantool gc64 nojit x64",
+	.gc64 = 1, .fr2 = 1, .ptrsize = 8, .vmstates = 9, .L_status = 11,
+	.L_glref = 16, .L_base = 32, .L_top = 40, .L_maxstack = 48,
+	.L_stack = 56, .L_cframe = 80, .L_stacksize = 88, .L_openupval = 64,
+	.L_env = 72, .g_strempty = 304, .g_vmstate = 440, .g_mainthref = 336,
+	.g_cur_L = 480, .g_jit_base = 496, .g_gc_total = 80, .g_gc_root = 104,
+	.g_gc_mmudata = 144, .g_gc_lightudnum = 99, .g_gc_lightudseg = 176,
+	.g_str_tab = 0, .g_str_mask = 8, .g_str_num = 12, .g_tmpbuf = 272,
+	.g_ctype_state = 504, .g_registrytv = 344, .fn_ffid = 10,
+	.fn_nupvalues = 11, .fn_pc = 32, .fn_f = 40, .fn_uvptr = 40,
+	.fnc_size = 56, .fnl_size = 48, .pt_size = 104, .pt_numparams = 10,
+	.pt_framesize = 11, .pt_sizebc = 12, .pt_k = 32, .pt_sizekgc = 48,
+	.pt_sizeuv = 60, .pt_flags = 61, .pt_chunkname = 64, .pt_firstline = 72,
+	.pt_numline = 76, .pt_lineinfo = 80, .pt_uvinfo = 88, .pt_varinfo = 96,
+	.pt_sizept = 56, .str_len = 16, .str_size = 24, .tab_colo = 11,
+	.tab_array = 16, .tab_metatable = 32, .tab_node = 40, .tab_asize = 48,
+	.tab_hmask = 52, .tab_size = 64, .node_size = 24, .ud_len = 24,
+	.ud_size = 48, .cd_ctypeid = 10, .cd_size = 16, .uv_size = 48,
+	.uv_v = 32, .ctype_size = 24, .cts_tab = 0, .cts_sizetab = 12,
+	.cts_cb_sizeid = 192, .cts_size = 464, .gg_g = 96, .gg_dispatch = 936,
+	.gg_size = 3112, .L_size = 96, .cf_nres = 8, .cf_prev = 48, .cf_l = 16,
+	.cf_pc = 24,
+	.jit = 0, /* no jit_State */
+};
+
 /* Covers:
  *   openresty/luajit2 v2.1-20240314
  * as the built-in table "OpenResty luajit2 2.1, GC64, x86_64" does.

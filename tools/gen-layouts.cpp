@@ -130,8 +130,11 @@ void print_epoch(const Epoch &e, bool new_only)
 	printf("static const struct lj_layout lj_layout_%s = {\n", first.name.c_str());
 	printf("\t.name = \"%s\",\n", title(first.name).c_str());
 	fputs(layout_initializer(first.layout).c_str(), stdout);
+	// Every member is set (-Wmissing-field-initializers), .jit too.
 	if (first.has_jit)
 		printf("\t.jit = &lj_trace_layout_%s,\n", first.name.c_str());
+	else
+		printf("\t.jit = 0, /* no jit_State */\n");
 	printf("};\n\n");
 }
 
