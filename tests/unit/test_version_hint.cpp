@@ -125,6 +125,14 @@ TEST_CASE("a version string puts the tables of its epoch first, and only orders"
 	CHECK(std::ranges::find(head, "upstream 20260720 gc64 x64") != head.end());
 	CHECK(std::ranges::find(head, "upstream 2026 gc32 x64") != head.end());
 
+	// OpenResty's luajit2 v2.1-20240314 says the time of its tagged
+	// commit: its own tables, and upstream's of that time.
+	auto luajit2 = names(layouts_for_version(all, parsed("LuaJIT 2.1.1710398010\0"sv)));
+	CHECK(std::ranges::find(luajit2, "OpenResty luajit2 2.1, GC64, x86_64") != luajit2.end());
+	CHECK(std::ranges::find(luajit2, "upstream LuaJIT 2.1, GC64, x86_64") != luajit2.end());
+	auto later = names(layouts_for_version(all, parsed("LuaJIT 2.1.1713483199\0"sv)));
+	CHECK(std::ranges::find(later, "OpenResty luajit2 2.1, GC64, x86_64") == later.end());
+
 	// beta3 is the string of the Debian snapshots, luajit2 and Tarantool.
 	auto beta3 = names(layouts_for_version(all, parsed("LuaJIT 2.1.0-beta3\0"sv)));
 	CHECK(std::ranges::find(beta3, "upstream LuaJIT 2.1, GC64, x86_64") != beta3.end());
