@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Debian's LuaJIT variants once and caches them under build/luajit/<variant>/.
 # Usage: tools/build-luajit.sh [VARIANT...]
-# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64] or distro-<luajit|luajit2>;
+# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64] or distro-<luajit|luajit2>,
+#   or any name under build/luajit/ holding a build made elsewhere (see below);
 #   default: every variant in tools/variants.txt.
 #   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
 #   gc32     = -DLUAJIT_DISABLE_GC64 (both default to GC64 on x86_64).
@@ -57,6 +58,13 @@ for v in "${variants[@]}"; do
     continue
   fi
   if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-arm64)?$ ]]; then
+    # A build made elsewhere (another revision, from a fork's git history)
+    # and placed at build/luajit/<name>/src/luajit with a .built mark is
+    # used as it is: tools/make-cores.sh and tools/make-fixtures.sh take it.
+    if [[ -f $root/build/luajit/$v/.built && -x $root/build/luajit/$v/src/luajit ]]; then
+      echo "$v: $root/build/luajit/$v/src/luajit (made elsewhere)"
+      continue
+    fi
     echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64])" >&2
     exit 2
   fi
