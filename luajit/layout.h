@@ -145,6 +145,10 @@ struct lj_layout {
 /* offsetof(GCHeader, gct): after nextgc (a GCRef) and marked. */
 #define LJ_GCT_OFFSET(ly) ((ly)->ptrsize + 1)
 
+/* Tarantool's fork, told by its two extra VM states (lj_obj.h). It kept
+ * pieces of LuaJIT 2.1 that upstream and luajit2 have since reworked. */
+#define LJ_LAYOUT_TARANTOOL(ly) ((ly)->vmstates == 9)
+
 /* Object type tags as gct stores them: ~LJ_T* of lj_obj.h, where LJ_TSTR
  * is (~4u) and so on. */
 #define LJ_TSTR 4

@@ -632,9 +632,16 @@ void Census::add_overheads()
 	out_.overheads.push_back({"GG_State (main lua_State, global_State, jit_State, "
 				  "dispatch table)",
 				  ly.gg_size});
-	// g->tmpbuf: an SBuf {w, e, b, L} of native pointers (lj_buf.h sbufsz).
-	auto e = mem_.value<uint64_t>(g_ + ly.g_tmpbuf + native_ptr);
-	auto b = mem_.value<uint64_t>(g_ + ly.g_tmpbuf + 2 * native_ptr);
+	// g->tmpbuf: an SBuf {w, e, b, L} of native pointers (lj_buf.h
+	// sbufsz); in Tarantool's fork {p, e, b, L} of MRefs, 32 bits
+	// without GC64 (its lj_obj.h).
+	const bool mrefs = LJ_LAYOUT_TARANTOOL(&ly);
+	const uint64_t field = mrefs ? ly.ptrsize : native_ptr;
+	auto sbuf_ptr = [&](uint64_t at) {
+		return mrefs ? mem_.ref(at) : mem_.value<uint64_t>(at);
+	};
+	auto e = sbuf_ptr(g_ + ly.g_tmpbuf + field);
+	auto b = sbuf_ptr(g_ + ly.g_tmpbuf + 2 * field);
 	if (e && b && *e >= *b)
 		out_.overheads.push_back({"temporary string buffer", *e - *b});
 	else

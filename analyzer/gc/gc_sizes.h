@@ -15,9 +15,13 @@ constexpr uint64_t tvalue = 8;
 constexpr uint64_t irins = 8;
 constexpr uint64_t snapentry = 4;
 
-// lj_str.h lj_str_size: header, characters, NUL, rounded to 4.
+// lj_str.h lj_str_size: header, characters, NUL, rounded to 4 since
+// the string interning rework of 2020. Tarantool's fork predates it:
+// header, characters, NUL (its lj_str.c, lj_str_new and sizestring).
 inline uint64_t string(const lj_layout &ly, uint32_t len)
 {
+	if (LJ_LAYOUT_TARANTOOL(&ly))
+		return ly.str_size + uint64_t(len) + 1;
 	return ly.str_size + ((uint64_t(len) + 4) & ~uint64_t(3));
 }
 
