@@ -37,14 +37,19 @@ public:
 		for (const char *w : wanted)
 			structs_[w];
 		size_t found = 0;
-		// lj_obj.h is included by almost every CU: the first ones
-		// usually suffice, lj_ctype.h's by fewer.
-		while (found < structs_.size() && walk_next_cu([&](Dwarf_Die die) {
-			       if (dwarf_tag(&die) == DW_TAG_enumeration_type)
-				       enums_.push_back(die);
-			       else
-				       found += add(die);
-		       }))
+		auto visit = [&](Dwarf_Die die) {
+			if (dwarf_tag(&die) == DW_TAG_enumeration_type)
+				enums_.push_back(die);
+			else
+				found += add(die);
+		};
+		// lj_gc.c includes the headers of every struct asked for (its
+		// collector touches them all, GG_State and CTState included):
+		// walked first, it usually suffices. Otherwise the CUs in order;
+		// lj_obj.h is included by almost every CU, lj_ctype.h by fewer.
+		if ((preferred_ = cu_named("lj_gc.c")))
+			walk_cu(*preferred_, visit);
+		while (found < structs_.size() && walk_next_cu(visit))
 			;
 	}
 
@@ -74,20 +79,47 @@ public:
 	}
 
 private:
-	// Calls visit on each top-level DIE of the next CU not walked yet;
-	// false when there is none.
+	// The offset of the CU of source file `name` (its base name).
+	std::optional<Dwarf_Off> cu_named(std::string_view name)
+	{
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		for (; dwarf_nextcu(dw_, off, &next, &hsize, nullptr, nullptr, nullptr) == 0;
+		     off = next) {
+			Dwarf_Die cu;
+			const char *path =
+				dwarf_offdie(dw_, off + hsize, &cu) ? dwarf_diename(&cu) : nullptr;
+			std::string_view p = path ? path : "";
+			if (p == name || p.ends_with("/" + std::string(name)))
+				return off;
+		}
+		return std::nullopt;
+	}
+
+	// Calls visit on each top-level DIE of the CU at off.
+	template <typename Visit> void walk_cu(Dwarf_Off off, Visit visit)
+	{
+		Dwarf_Off next;
+		size_t hsize;
+		Dwarf_Die cu, child;
+		if (dwarf_nextcu(dw_, off, &next, &hsize, nullptr, nullptr, nullptr) == 0 &&
+		    dwarf_offdie(dw_, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+			do
+				visit(child);
+			while (dwarf_siblingof(&child, &child) == 0);
+		}
+	}
+
+	// Calls visit on each top-level DIE of the next CU in order not walked
+	// yet; false when there is none.
 	template <typename Visit> bool walk_next_cu(Visit visit)
 	{
 		Dwarf_Off next;
 		size_t hsize;
 		if (dwarf_nextcu(dw_, cu_, &next, &hsize, nullptr, nullptr, nullptr) != 0)
 			return false;
-		Dwarf_Die cu, child;
-		if (dwarf_offdie(dw_, cu_ + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
-			do
-				visit(child);
-			while (dwarf_siblingof(&child, &child) == 0);
-		}
+		if (cu_ != preferred_)
+			walk_cu(cu_, visit);
 		cu_ = next;
 		return true;
 	}
@@ -113,7 +145,8 @@ private:
 	}
 
 	Dwarf *dw_;
-	Dwarf_Off cu_ = 0; // the next CU to walk
+	Dwarf_Off cu_ = 0;                   // the next CU to walk
+	std::optional<Dwarf_Off> preferred_; // walked first, then skipped
 	std::map<std::string, std::optional<Dwarf_Die>, std::less<>> structs_;
 	std::vector<Dwarf_Die> enums_; // top-level enumerations of the CUs walked
 
@@ -478,43 +511,44 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 
 // Every field of the two tables, in declaration order (layout.h,
 // trace_layout.h): for comparing and printing them whole.
-#define LJ_LAYOUT_FIELDS(X)                                                                               \
-	X(gc64)                                                                                           \
-	X(fr2)                                                                                            \
-	X(ptrsize)                                                                                        \
-	X(vmstates)                                                                                       \
-	X(L_status) X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(L_cframe) X(                 \
-		L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L) \
-		X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(            \
-			g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num) X(g_tmpbuf)              \
-			X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(           \
-				fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size) X(pt_numparams)      \
-				X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(        \
-					pt_flags) X(pt_chunkname) X(pt_firstline) X(pt_numline)           \
-					X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo) X(pt_sizept) X(         \
-						str_len) X(str_size) X(tab_colo) X(tab_array)             \
-						X(tab_metatable) X(tab_node) X(tab_asize) X(              \
-							tab_hmask) X(tab_size) X(node_size) X(ud_len)     \
-							X(ud_size) X(cd_ctypeid) X(cd_size) X(            \
-								uv_size) X(uv_v) X(ctype_size)            \
-								X(cts_tab) X(cts_sizetab) X(              \
-									cts_cb_sizeid) X(cts_size)        \
-									X(gg_g) X(gg_dispatch) X(         \
-										gg_size) X(L_size)        \
-										X(cf_nres) X(             \
-											cf_prev)          \
-											X(cf_l) X(        \
+#define LJ_LAYOUT_FIELDS(X)                                                                           \
+	X(gc64)                                                                                       \
+	X(fr2)                                                                                        \
+	X(ptrsize)                                                                                    \
+	X(vmstates)                                                                                   \
+	X(L_status)                                                                                   \
+	X(L_glref) X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(L_cframe) X(L_stacksize) X(          \
+		L_openupval) X(L_env) X(g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L)            \
+		X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(        \
+			g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num) X(g_tmpbuf)          \
+			X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(       \
+				fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size) X(pt_numparams)  \
+				X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(    \
+					pt_flags) X(pt_chunkname) X(pt_firstline) X(pt_numline)       \
+					X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo) X(pt_sizept) X(     \
+						str_len) X(str_size) X(tab_colo) X(tab_array)         \
+						X(tab_metatable) X(tab_node) X(tab_asize) X(          \
+							tab_hmask) X(tab_size) X(node_size) X(ud_len) \
+							X(ud_size) X(cd_ctypeid) X(cd_size) X(        \
+								uv_size) X(uv_v) X(ctype_size)        \
+								X(cts_tab) X(cts_sizetab) X(          \
+									cts_cb_sizeid) X(cts_size)    \
+									X(gg_g) X(gg_dispatch) X(     \
+										gg_size) X(L_size)    \
+										X(cf_nres) X(         \
+											cf_prev)      \
+											X(cf_l) X(    \
 												cf_pc)
 #define LJ_TRACE_LAYOUT_FIELDS(X)                                                                  \
 	X(fork)                                                                                    \
 	X(gg_J)                                                                                    \
 	X(J_trace)                                                                                 \
 	X(J_sizetrace)                                                                             \
-	X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap) X(J_sizesnapmap) X(T_size)    \
-		X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap) X(T_snapmap)          \
-			X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild)  \
-				X(T_spadjust) X(T_traceno) X(T_link) X(T_root) X(T_nextroot)       \
-					X(T_nextside) X(T_linktype)
+	X(J_exitstubgroup)                                                                         \
+	X(J_irtoplim) X(J_irbotlim) X(J_sizesnap) X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins)  \
+		X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc)     \
+			X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild) X(T_spadjust) X(T_traceno) \
+				X(T_link) X(T_root) X(T_nextroot) X(T_nextside) X(T_linktype)
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {
