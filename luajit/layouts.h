@@ -212,7 +212,8 @@ static const struct lj_layout lj_layout_luajit2_gc32_nojit_x64 = {
  * changed global_State, GG_State, jit_State or CTState (git log --
  * src/lj_obj.h src/lj_jit.h src/lj_dispatch.h src/lj_ctype.h) and the
  * head; an epoch runs from its first revision listed to the next epoch's
- * first. Not built: 54dc2fa5 (2025-03-09, FFI int128 types), which may
+ * first; each of them also with -DLUAJIT_DISABLE_GC64 (the 32-bit refs
+ * tables). Not built: 54dc2fa5 (2025-03-09, FFI int128 types), which may
  * yet differ from the epochs around it; f80b349d and faaf6633 lie inside
  * an epoch whose two ends were built.
  * clang-format off */
@@ -388,6 +389,127 @@ static const struct lj_layout lj_layout_upstream_20260720_gc64_x64 = {
 };
 
 /* Covers:
+ *   LuaJIT/LuaJIT v2.1 f5affaa6 (2024-04-19), -DLUAJIT_DISABLE_GC64
+ */
+static const struct lj_trace_layout lj_trace_layout_upstream_20240419_gc32_x64 = {
+	.name = "upstream 20240419 gc32 x64",
+	.fork = 0, .gg_J = 560, .J_trace = 360, .J_sizetrace = 372,
+	.J_exitstubgroup = 1664, .J_irtoplim = 312, .J_irbotlim = 316,
+	.J_sizesnap = 324, .J_sizesnapmap = 344, .T_size = 96, .T_nsnap = 6,
+	.T_nins = 8, .T_ir = 16, .T_nk = 24, .T_nsnapmap = 28, .T_snap = 32,
+	.T_snapmap = 40, .T_startpt = 48, .T_startpc = 52, .T_szmcode = 60,
+	.T_mcode = 64, .T_mcloop = 72, .T_nchild = 76, .T_spadjust = 78,
+	.T_traceno = 80, .T_link = 82, .T_root = 84, .T_nextroot = 86,
+	.T_nextside = 88, .T_linktype = 92,
+};
+
+static const struct lj_layout lj_layout_upstream_20240419_gc32_x64 = {
+	.name = "upstream 20240419 gc32 x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 296, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 3248, .gg_size = 5424,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = &lj_trace_layout_upstream_20240419_gc32_x64,
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 68354f44 (2025-11-06), -DLUAJIT_DISABLE_GC64
+ */
+static const struct lj_trace_layout lj_trace_layout_upstream_20251106_gc32_x64 = {
+	.name = "upstream 20251106 gc32 x64",
+	.fork = 0, .gg_J = 560, .J_trace = 360, .J_sizetrace = 372,
+	.J_exitstubgroup = 1664, .J_irtoplim = 312, .J_irbotlim = 316,
+	.J_sizesnap = 324, .J_sizesnapmap = 344, .T_size = 96, .T_nsnap = 6,
+	.T_nins = 8, .T_ir = 16, .T_nk = 24, .T_nsnapmap = 28, .T_snap = 32,
+	.T_snapmap = 40, .T_startpt = 48, .T_startpc = 52, .T_szmcode = 60,
+	.T_mcode = 64, .T_mcloop = 72, .T_nchild = 76, .T_spadjust = 78,
+	.T_traceno = 80, .T_link = 82, .T_root = 84, .T_nextroot = 86,
+	.T_nextside = 88, .T_linktype = 92,
+};
+
+static const struct lj_layout lj_layout_upstream_20251106_gc32_x64 = {
+	.name = "upstream 20251106 gc32 x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 296, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 3264, .gg_size = 5440,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = &lj_trace_layout_upstream_20251106_gc32_x64,
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 5c647754 (2025-11-10), -DLUAJIT_DISABLE_GC64
+ */
+static const struct lj_trace_layout lj_trace_layout_upstream_20251110_gc32_x64 = {
+	.name = "upstream 20251110 gc32 x64",
+	.fork = 0, .gg_J = 568, .J_trace = 360, .J_sizetrace = 372,
+	.J_exitstubgroup = 1664, .J_irtoplim = 312, .J_irbotlim = 316,
+	.J_sizesnap = 324, .J_sizesnapmap = 344, .T_size = 96, .T_nsnap = 6,
+	.T_nins = 8, .T_ir = 16, .T_nk = 24, .T_nsnapmap = 28, .T_snap = 32,
+	.T_snapmap = 40, .T_startpt = 48, .T_startpc = 52, .T_szmcode = 60,
+	.T_mcode = 64, .T_mcloop = 72, .T_nchild = 76, .T_spadjust = 78,
+	.T_traceno = 80, .T_link = 82, .T_root = 84, .T_nextroot = 86,
+	.T_nextside = 88, .T_linktype = 92,
+};
+
+static const struct lj_layout lj_layout_upstream_20251110_gc32_x64 = {
+	.name = "upstream 20251110 gc32 x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 296, .g_jit_base = 300, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 304, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 3272, .gg_size = 5448,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = &lj_trace_layout_upstream_20251110_gc32_x64,
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 a2ce8114 (2026-07-20), -DLUAJIT_DISABLE_GC64
  *   LuaJIT/LuaJIT v2.1 1ee778a4 (2026-08-19), -DLUAJIT_DISABLE_GC64
  */
 static const struct lj_trace_layout lj_trace_layout_upstream_2026_gc32_x64 = {

@@ -58,11 +58,14 @@ const TableVersions table_versions[] = {
 	{&lj_layout_upstream_20251106_gc64_x64, false, t_68354f44, t_5c647754},
 	{&lj_layout_upstream_20251110_gc64_x64, false, t_5c647754, t_a2ce8114},
 	{&lj_layout_upstream_20260720_gc64_x64, false, t_a2ce8114, no_end},
+	{&lj_layout_upstream_20240419_gc32_x64, false, t_f5affaa6, t_68354f44},
+	{&lj_layout_upstream_20251106_gc32_x64, false, t_68354f44, t_5c647754},
+	{&lj_layout_upstream_20251110_gc32_x64, false, t_5c647754, t_a2ce8114},
 	// Without the JIT, 68354f44 (jit_State only) changed nothing.
 	{&lj_layout_upstream_20240419_gc64_nojit_x64, false, t_f5affaa6, t_5c647754},
 	{&lj_layout_upstream_20251110_gc64_nojit_x64, false, t_5c647754, t_a2ce8114},
 	{&lj_layout_upstream_20260720_gc64_nojit_x64, false, t_a2ce8114, no_end},
-	// Built at the head (1ee778a4) only.
+	// Built at a2ce8114 and the head (1ee778a4).
 	{&lj_layout_upstream_2026_gc32_x64, false, t_a2ce8114, no_end},
 	{&lj_layout_upstream_2026_gc32_nojit_x64, false, t_a2ce8114, no_end},
 	{&lj_layout_tarantool_gc32_x64, true},
