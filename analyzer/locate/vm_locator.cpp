@@ -69,19 +69,28 @@ namespace {
 // under the wrong layout the table's place holds heap data, not code
 // addresses (GC headers, lengths, nulls). Checked: every handler of the
 // first bytecodes (all versions have more) is set, all within a span no
-// VM's code exceeds. A preference, not a condition: a VM whose table was
+// VM's code exceeds, and the word before the table is none of them (it
+// is the hot counters with a JIT, the end of global_State without): a
+// layout of another epoch that puts the table a few entries on, inside
+// it, is told so. A preference, not a condition: a VM whose table was
 // overwritten still has stacks to show.
 bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
 {
 	constexpr uint64_t handlers = 64;
 	constexpr uint64_t code_span = 1 << 20;
 	const lj_layout &ly = mem.layout();
-	std::array<uint64_t, handlers> table;
-	if (!mem.memory().read(g - ly.gg_g + ly.gg_dispatch,
-			       std::as_writable_bytes(std::span(table))))
+	std::array<uint64_t, handlers + 1> words; // the one before, then the table
+	if (!mem.memory().read(g - ly.gg_g + ly.gg_dispatch - sizeof(uint64_t),
+			       std::as_writable_bytes(std::span(words))))
 		return false;
-	auto [low, high] = std::minmax_element(table.begin(), table.end());
-	return *low != 0 && *high - *low < code_span;
+	auto [low, high] = std::minmax_element(words.begin() + 1, words.end());
+	// The handlers of the first bytecodes come first in the VM's code: one
+	// just before the table read sits a little below the lowest read, by
+	// less than a handler's length. Hot counters (four 16-bit counts) and
+	// GC references (the heap lies above the code, or far from it) do not.
+	constexpr uint64_t handler_reach = 1 << 16;
+	bool before_is_handler = words[0] <= *high && words[0] + handler_reach >= *low;
+	return *low != 0 && *high - *low < code_span && !before_is_handler;
 }
 
 } // namespace
@@ -140,18 +149,31 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 	c.layout = &ly;
 	c.found_by = std::move(found_by);
 	c.checks = std::move(checks);
+	c.cur_l_ok = *cur != 0;
 	c.dispatch_ok = dispatch_table_fits(mem, g);
 	if (c.dispatch_ok)
 		c.checks.push_back("dispatch table points into code");
 	return c;
 }
 
+namespace {
+
+// How much of the VM at g a candidate's layout explains: the dispatch
+// table where the layout puts it first, then a live g->cur_L. Of the
+// layouts that fit one g, the one that explains most is kept.
+int fit(const VmCandidate &c)
+{
+	return 2 * c.dispatch_ok + c.cur_l_ok;
+}
+
+} // namespace
+
 bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c)
 {
 	for (auto &f : found) {
 		if (f.g != c.g)
 			continue;
-		if (f.dispatch_ok || !c.dispatch_ok)
+		if (fit(c) <= fit(f))
 			return false;
 		f = std::move(c);
 		return true;
@@ -164,7 +186,7 @@ bool settled(const std::vector<VmCandidate> &found, uint64_t g)
 {
 	for (auto &c : found)
 		if (c.g == g)
-			return c.dispatch_ok;
+			return fit(c) == 3;
 	return false;
 }
 

@@ -20,6 +20,10 @@ struct VmCandidate {
 	// The dispatch table is where the layout puts it: what tells a build
 	// with the JIT from one without when both layouts fit g.
 	bool dispatch_ok = false;
+	// g->cur_L is a thread of this VM (not merely null): what tells two
+	// epochs apart when one keeps cur_L where the other keeps jit_base,
+	// null outside a trace.
+	bool cur_l_ok = false;
 	// Where the DISPATCH register pointed at it, if that is how.
 	std::optional<size_t> thread, frame;
 };
@@ -46,12 +50,13 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 					 std::optional<Rejection> *closest = nullptr);
 
 // Adds c to found unless its g is there already, in which case c replaces
-// that one only if it has the better layout (dispatch_ok where the other
-// has not). Returns whether c was taken.
+// that one only if its layout explains more of the VM (dispatch_ok where
+// the other's has not; else cur_l_ok where the other's has not). Returns
+// whether c was taken.
 bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c);
 
-// Whether g is in found with a layout no other can better (dispatch_ok):
-// no other layout need be tried on it.
+// Whether g is in found with a layout no other can better (dispatch_ok
+// and cur_l_ok): no other layout need be tried on it.
 bool settled(const std::vector<VmCandidate> &found, uint64_t g);
 
 // The DWARF register that holds the VM's dispatch table (x86_64 r14) or
