@@ -4,8 +4,10 @@
 # core keeps; and how long `ljcore snapshot --pid` stops a live process
 # with such a heap, spinning in Lua (the VM register finds it) and blocked
 # in C (found by scanning the heap).
-# Needs hyperfine and GNU time.
-# Usage: tools/bench/run.sh [MB]      (results: build/bench/*.txt)
+# Needs hyperfine and GNU time. With GDB_UTILS set to a checkout of
+# openresty-gdb-utils (github.com/openresty/openresty-gdb-utils, not packaged
+# by Debian), gdb + its lbt, the tool ljcore bt stands in for, runs beside them.
+# Usage: [GDB_UTILS=DIR] tools/bench/run.sh [MB]      (results: build/bench/*.txt)
 set -euo pipefail
 
 mb=${1:-450}
@@ -15,12 +17,17 @@ rm -f pause.txt
 crash_into core.big fill.log fill_heap.lua MB="$mb"
 echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/null))"
 
+lbt=()
+if [[ -n ${GDB_UTILS:-} && -f $GDB_UTILS/luajit21.py ]]; then
+  lbt=("gdb -batch -nx -ex 'py import sys; sys.path.append(\"$GDB_UTILS\")' -ex 'source $GDB_UTILS/luajit21.py' -ex lbt $exe core.big")
+fi
 hyperfine --warmup 1 --runs 5 --export-json speed.json \
   "$ljcore analyze core.big" \
   "$ljcore bt core.big" \
   "$ljcore bt --locals core.big" \
   "$ljcore snapshot core.big -o snap.core" \
-  "gdb -batch -nx -ex bt $exe core.big"
+  "gdb -batch -nx -ex bt $exe core.big" \
+  "${lbt[@]}"
 # hyperfine's summary shows the mean; the brief asks for the median.
 awk -F'"' '/"command"/ {cmd=$4} /"median"/ {split($0, v, ": "); sub(",", "", v[2]);
   printf "median %8.1f ms  %s\n", v[2] * 1000, cmd}' speed.json | tee speed.txt
