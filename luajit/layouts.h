@@ -633,8 +633,8 @@ static const struct lj_layout lj_layout_tarantool_gc64_x64 = {
 /* JIT disabled (-DLUAJIT_DISABLE_JIT; Tarantool: CMake -DLUAJIT_DISABLE_JIT=ON
  * -DCMAKE_BUILD_TYPE=Debug): GG_State has no jit_State (lj_dispatch.h), so
  * the dispatch table follows global_State directly. Built: the first
- * revision of each upstream GC64 epoch and the head, the head with
- * -DLUAJIT_DISABLE_GC64 too, and Tarantool's b52fe979 with 32-bit refs and
+ * revision of each upstream epoch and the head, GC64 and with
+ * -DLUAJIT_DISABLE_GC64, and Tarantool's b52fe979 with 32-bit refs and
  * GC64. 68354f44 changed only jit_State, so without the JIT it shares
  * 20240419's table.
  */
@@ -728,6 +728,63 @@ static const struct lj_layout lj_layout_upstream_20260720_gc64_nojit_x64 = {
 };
 
 /* Covers:
+ *   LuaJIT/LuaJIT v2.1 f5affaa6 (2024-04-19), -DLUAJIT_DISABLE_GC64 -DLUAJIT_DISABLE_JIT
+ */
+static const struct lj_layout lj_layout_upstream_20240419_gc32_nojit_x64 = {
+	.name = "upstream 20240419 gc32 nojit x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 288, .g_jit_base = 292, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 296, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 560, .gg_size = 2736,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 5c647754 (2025-11-10), -DLUAJIT_DISABLE_GC64 -DLUAJIT_DISABLE_JIT
+ */
+static const struct lj_layout lj_layout_upstream_20251110_gc32_nojit_x64 = {
+	.name = "upstream 20251110 gc32 nojit x64",
+	.gc64 = 0, .fr2 = 0, .ptrsize = 4, .vmstates = 7, .L_status = 7,
+	.L_glref = 8, .L_base = 16, .L_top = 24, .L_maxstack = 32,
+	.L_stack = 36, .L_cframe = 48, .L_stacksize = 56, .L_openupval = 40,
+	.L_env = 44, .g_strempty = 76, .g_vmstate = 136, .g_mainthref = 140,
+	.g_cur_L = 296, .g_jit_base = 300, .g_gc_total = 16, .g_gc_root = 32,
+	.g_gc_mmudata = 52, .g_gc_lightudnum = 27, .g_gc_lightudseg = 72,
+	.g_str_tab = 104, .g_str_mask = 112, .g_str_num = 116, .g_tmpbuf = 144,
+	.g_ctype_state = 304, .g_registrytv = 216, .fn_ffid = 6,
+	.fn_nupvalues = 7, .fn_pc = 16, .fn_f = 24, .fn_uvptr = 20,
+	.fnc_size = 40, .fnl_size = 24, .pt_size = 64, .pt_numparams = 6,
+	.pt_framesize = 7, .pt_sizebc = 8, .pt_k = 16, .pt_sizekgc = 24,
+	.pt_sizeuv = 36, .pt_flags = 37, .pt_chunkname = 40, .pt_firstline = 44,
+	.pt_numline = 48, .pt_lineinfo = 52, .pt_uvinfo = 56, .pt_varinfo = 60,
+	.pt_sizept = 32, .str_len = 16, .str_size = 20, .tab_colo = 7,
+	.tab_array = 8, .tab_metatable = 16, .tab_node = 20, .tab_asize = 24,
+	.tab_hmask = 28, .tab_size = 32, .node_size = 24, .ud_len = 12,
+	.ud_size = 24, .cd_ctypeid = 6, .cd_size = 8, .uv_size = 24, .uv_v = 16,
+	.ctype_size = 16, .cts_tab = 0, .cts_sizetab = 12, .cts_cb_sizeid = 192,
+	.cts_size = 464, .gg_g = 64, .gg_dispatch = 568, .gg_size = 2744,
+	.L_size = 64, .cf_nres = 16, .cf_prev = 32, .cf_l = 24, .cf_pc = 28,
+	.jit = 0, /* no jit_State */
+};
+
+/* Covers:
+ *   LuaJIT/LuaJIT v2.1 a2ce8114 (2026-07-20), -DLUAJIT_DISABLE_GC64 -DLUAJIT_DISABLE_JIT
  *   LuaJIT/LuaJIT v2.1 1ee778a4 (2026-08-19), -DLUAJIT_DISABLE_JIT -DLUAJIT_DISABLE_GC64
  */
 static const struct lj_layout lj_layout_upstream_2026_gc32_nojit_x64 = {

@@ -29,6 +29,8 @@ std::vector<const lj_layout *> builtin_layouts(Arch arch)
 			&lj_layout_upstream_2026_gc32_nojit_x64,
 			&lj_layout_upstream_20251110_gc64_nojit_x64,
 			&lj_layout_upstream_20240419_gc64_nojit_x64,
+			&lj_layout_upstream_20251110_gc32_nojit_x64,
+			&lj_layout_upstream_20240419_gc32_nojit_x64,
 			&lj_layout_upstream_gc64_nojit_x64,
 			&lj_layout_upstream_gc32_nojit_x64,
 			&lj_layout_luajit2_gc64_nojit_x64,

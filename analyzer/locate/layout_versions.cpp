@@ -65,6 +65,8 @@ const TableVersions table_versions[] = {
 	{&lj_layout_upstream_20240419_gc64_nojit_x64, false, t_f5affaa6, t_5c647754},
 	{&lj_layout_upstream_20251110_gc64_nojit_x64, false, t_5c647754, t_a2ce8114},
 	{&lj_layout_upstream_20260720_gc64_nojit_x64, false, t_a2ce8114, no_end},
+	{&lj_layout_upstream_20240419_gc32_nojit_x64, false, t_f5affaa6, t_5c647754},
+	{&lj_layout_upstream_20251110_gc32_nojit_x64, false, t_5c647754, t_a2ce8114},
 	// Built at a2ce8114 and the head (1ee778a4).
 	{&lj_layout_upstream_2026_gc32_x64, false, t_a2ce8114, no_end},
 	{&lj_layout_upstream_2026_gc32_nojit_x64, false, t_a2ce8114, no_end},
