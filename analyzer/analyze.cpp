@@ -70,20 +70,20 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 			std::string name = "from DWARF";
 			set.dwarf_source = "DWARF of " + sym->module;
 			const lj_layout *closest = nullptr;
-			std::vector<std::string> closest_diff;
+			size_t closest_count = 0;
 			for (auto *b : builtin) {
-				auto diff = layout_differences(*ly, *b);
-				if (!closest || diff.size() < closest_diff.size())
-					closest = b, closest_diff = diff;
+				size_t count = layout_difference_count(*ly, *b);
+				if (!closest || count < closest_count)
+					closest = b, closest_count = count;
 			}
-			if (closest && closest_diff.empty()) {
+			if (closest && closest_count == 0) {
 				// Tried once: the table's name, DWARF as the source.
 				name = closest->name;
 				set.dwarf_is_table = true;
 				std::erase(builtin, closest);
 			} else if (closest) {
 				std::string d;
-				for (auto &x : closest_diff)
+				for (auto &x : layout_differences(*ly, *closest))
 					d += (d.empty() ? "" : ", ") + x;
 				notes.push_back("DWARF layout of " + sym->module +
 						" matches no built-in table; closest is " +

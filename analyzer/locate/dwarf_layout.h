@@ -24,6 +24,9 @@ std::optional<uint32_t> dwarf_member_offset(Dwarf *dw, const char *st, const cha
 
 // Fields where two layouts differ: "L_base 32 != 40", empty when equal.
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b);
+// How many fields differ, without naming them: for picking the closest of
+// many tables, whose differences only that one's are worth spelling out.
+size_t layout_difference_count(const lj_layout &a, const lj_layout &b);
 
 // The JIT's layout (jit_State, GCtrace) from the same DWARF; fails on a
 // build without the JIT.

@@ -197,6 +197,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 				  std::optional<Rejection> &closest)
 {
 	std::vector<VmCandidate> found;
+	std::vector<uint64_t> explained; // register values a layout fully fits
 	const int reg = vm_register(arch);
 	const char *reg_name = arch == Arch::x86_64 ? "r14 (DISPATCH)" : "x22 (GLREG)";
 
@@ -209,8 +210,10 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 				const NativeFrame &f = frames[i];
 				if (!f.has_reg(reg) || (pass == 0) != is_vm_symbol(f.function))
 					continue;
+				const uint64_t v = f.regs.dwarf[size_t(reg)];
+				if (std::ranges::find(explained, v) != explained.end())
+					continue;
 				for (const lj_layout *ly : layouts) {
-					uint64_t v = f.regs.dwarf[size_t(reg)];
 					uint64_t g = arch == Arch::x86_64
 							     ? v - ly->gg_dispatch + ly->gg_g
 							     : v;
@@ -242,7 +245,15 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					}
 					c->thread = t;
 					c->frame = i;
+					bool full = fit(*c) == 3;
 					add_candidate(found, std::move(*c));
+					// No other layout can explain this value better:
+					// another g from it would be a second reading of
+					// the same bytes, not another VM.
+					if (full) {
+						explained.push_back(v);
+						break;
+					}
 				}
 			}
 		}
