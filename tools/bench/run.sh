@@ -19,7 +19,10 @@ echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/n
 
 lbt=()
 if [[ -n ${GDB_UTILS:-} && -f $GDB_UTILS/luajit21.py ]]; then
-  lbt=("gdb -batch -nx -ex 'py import sys; sys.path.append(\"$GDB_UTILS\")' -ex 'source $GDB_UTILS/luajit21.py' -ex lbt $exe core.big")
+  # A script file, so that the command line hyperfine reports has no quotes.
+  printf 'python import sys; sys.path.append("%s")\nsource %s/luajit21.py\n' \
+    "$GDB_UTILS" "$GDB_UTILS" >lbt.gdb
+  lbt=("gdb -batch -nx -x lbt.gdb -ex lbt $exe core.big")
 fi
 hyperfine --warmup 1 --runs 5 --export-json speed.json \
   "$ljcore analyze core.big" \
@@ -31,6 +34,15 @@ hyperfine --warmup 1 --runs 5 --export-json speed.json \
 # hyperfine's summary shows the mean; the brief asks for the median.
 awk -F'"' '/"command"/ {cmd=$4} /"median"/ {split($0, v, ": "); sub(",", "", v[2]);
   printf "median %8.1f ms  %s\n", v[2] * 1000, cmd}' speed.json | tee speed.txt
+if ((${#lbt[@]})); then
+  python3 - speed.json <<'PY' | tee -a speed.txt
+import json, sys
+median = {r["command"]: r["median"] for r in json.load(open(sys.argv[1]))["results"]}
+bt = next(v for k, v in median.items() if k.endswith(" bt core.big"))
+lbt = next(v for k, v in median.items() if " -ex lbt " in k)
+print("bt / (gdb + lbt): %.4f" % (bt / lbt))
+PY
+fi
 for cmd in "$ljcore analyze core.big" "gdb -batch -nx -ex bt $exe core.big"; do
   /usr/bin/time -v $cmd >/dev/null 2>time.log || true
   printf '%s: max RSS %s kB\n' "${cmd%% *}" \
