@@ -24,7 +24,8 @@ if [[ -n ${GDB_UTILS:-} && -f $GDB_UTILS/luajit21.py ]]; then
     "$GDB_UTILS" "$GDB_UTILS" >lbt.gdb
   lbt=("gdb -batch -nx -x lbt.gdb -ex lbt $exe core.big")
 fi
-hyperfine --warmup 1 --runs 5 --export-json speed.json \
+# No shell (-N): its start-up, subtracted by estimate, is as long as bt itself.
+hyperfine -N --warmup 1 --runs 5 --export-json speed.json \
   "$ljcore analyze core.big" \
   "$ljcore bt core.big" \
   "$ljcore bt --locals core.big" \
