@@ -53,11 +53,12 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 		       std::vector<std::string> &notes)
 {
 	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
-	set.version = version_hint(mem, native, builtin, notes);
-	// Only LuaJIT's own module is worth its DWARF: loading a libc's
-	// (from libc6-dbg, compressed) would cost most of our run time.
-	// luaJIT_setmode is exported by every LuaJIT, executable or library.
+	// LuaJIT's own module: where its version string is, and the only one
+	// worth its DWARF (loading a libc's, from libc6-dbg, compressed, would
+	// cost most of our run time). luaJIT_setmode is exported by every
+	// LuaJIT, executable or library.
 	auto sym = native.symbol_by_name("luaJIT_setmode");
+	set.version = version_hint(mem, native, sym, builtin, notes);
 	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
 	uint64_t bias;
 	Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;

@@ -50,10 +50,10 @@ std::optional<std::pair<uint64_t, uint64_t>> rodata_of(Dwfl_Module *mod, uint64_
 } // namespace
 
 std::optional<VersionString> version_hint(const Memory &mem, const NativeSession &native,
+					  const std::optional<SymbolInfo> &sym,
 					  std::vector<const lj_layout *> &builtin,
 					  std::vector<std::string> &evidence)
 {
-	auto sym = native.symbol_by_name("luaJIT_setmode");
 	if (!sym) {
 		evidence.push_back("version string: not looked for, no module exports "
 				   "luaJIT_setmode");

@@ -12,10 +12,12 @@
 
 namespace ljcore {
 
-// Looks for the version string in the module that exports luaJIT_setmode
-// (every LuaJIT does, executable or library), moves the tables it names
-// to the front of builtin, and says what it found in evidence.
+// Looks for the version string in the module of setmode, the symbol
+// luaJIT_setmode (every LuaJIT exports it, executable or library; none
+// when no module does), moves the tables it names to the front of
+// builtin, and says what it found in evidence.
 std::optional<VersionString> version_hint(const Memory &mem, const NativeSession &native,
+					  const std::optional<SymbolInfo> &setmode,
 					  std::vector<const lj_layout *> &builtin,
 					  std::vector<std::string> &evidence);
 
