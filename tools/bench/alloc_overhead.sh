@@ -14,57 +14,11 @@ set -euo pipefail
 
 runs=${1:-3}
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-work=$out/alloc_work.lua
-cat >"$work" <<'LUA'
--- Waits for the file named by START, then times the work and prints its seconds and
--- the tree nodes it made.
-local ffi = require("ffi")
-ffi.cdef [[
-struct timespec { long tv_sec, tv_nsec; };
-int clock_gettime(int clock, struct timespec *ts);
-int usleep(unsigned usec);
-]]
-local function now()
-  local ts = ffi.new("struct timespec")
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-end
-local function tree(depth)
-  if depth == 0 then return { false, false } end
-  return { tree(depth - 1), tree(depth - 1) }
-end
-local function check(t)
-  if not t[1] then return 1 end
-  return 1 + check(t[1]) + check(t[2])
-end
-while not io.open(os.getenv("START")) do ffi.C.usleep(10000) end
-local t0, nodes = now(), 0
-for _ = 1, tonumber(os.getenv("TREES")) do nodes = nodes + check(tree(12)) end
-io.write(string.format("%.4f %d\n", now() - t0, nodes))
-LUA
-
-one_run() { # PROFILE OPTIONS... (none: not probed) -> wall seconds and nodes of the work
-  local start=$out/alloc_start.$$ prof=
-  rm -f "$start"
-  START=$start TREES=${TREES:-40} "$exe" "$work" >"$out/alloc_work.out" &
-  local pid=$!
-  if (($#)); then
-    "$ljcore" profile --pid "$pid" --duration 600 -o /dev/null "$@" 2>"$out/alloc_run.err" &
-    prof=$!
-    sleep 1.5
-  fi
-  touch "$start"
-  wait "$pid"
-  [[ -n $prof ]] && { kill -INT "$prof" 2>/dev/null; wait "$prof" || true; }
-  rm -f "$start"
-  cat "$out/alloc_work.out"
-}
-
 configs=("" "--alloc" "--alloc --sample-bytes 64K" "--alloc=all")
 for round in $(seq "$runs"); do
   for i in "${!configs[@]}"; do
     # shellcheck disable=SC2086 # the options are words
-    echo "$i $(one_run ${configs[$i]})"
+    echo "$i $(TREES=${TREES:-40} profiled_run alloc alloc_work.lua ${configs[$i]})"
   done
 done >alloc_overhead.runs
 {

@@ -14,52 +14,12 @@ set -euo pipefail
 
 runs=${1:-5}
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-work=$out/profile_work.lua
-cat >"$work" <<'LUA'
--- Waits for the file named by START, then times the work and prints its seconds.
-local ffi = require("ffi")
-ffi.cdef [[
-struct timespec { long tv_sec, tv_nsec; };
-int clock_gettime(int clock, struct timespec *ts);
-int usleep(unsigned usec);
-]]
-local function now()
-  local ts = ffi.new("struct timespec")
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
-end
-while not io.open(os.getenv("START")) do ffi.C.usleep(10000) end
-jit.off()
-local function work(n) local s = 0 for i = 1, n do s = s + i % 3 end return s end
-local t0, c0 = now(), os.clock()
-for _ = 1, 16000 do work(20000) end
-io.write(string.format("%.4f %.4f\n", now() - t0, os.clock() - c0))
-LUA
-
-one_run() { # PROFILE OPTIONS... (none: not profiled) -> wall and CPU seconds of the work
-  local start=$out/profile_start.$$ prof=
-  rm -f "$start"
-  START=$start "$exe" "$work" >"$out/profile_work.out" &
-  local pid=$!
-  if (($#)); then
-    "$ljcore" profile --pid "$pid" --duration 600 -o /dev/null "$@" 2>"$out/profile_run.err" &
-    prof=$!
-    # Give it the time to find the VM and load its sampler before the work starts.
-    sleep 1.5
-  fi
-  touch "$start"
-  wait "$pid"
-  [[ -n $prof ]] && { kill -INT "$prof" 2>/dev/null; wait "$prof" || true; }
-  rm -f "$start"
-  cat "$out/profile_work.out"
-}
-
 configs=("" "--rate 99" "--rate 999" "--rate 99 --backend userspace"
   "--rate 99 --backend userspace --blocking")
 for round in $(seq "$runs"); do
   for i in "${!configs[@]}"; do
     # shellcheck disable=SC2086 # the options are words
-    echo "$i $(one_run ${configs[$i]})"
+    echo "$i $(profiled_run profile profile_work.lua ${configs[$i]})"
   done
 done >profile_overhead.runs
 {

@@ -28,5 +28,28 @@ crash_into() {
   fi
 }
 
+# profiled_run TAG SCRIPT [PROFILE OPTION...]: runs tools/bench/SCRIPT, a work
+# script that waits for the file START names (timed_work.lua), under
+# `ljcore profile --pid` with those options (none: not profiled), and prints
+# what SCRIPT printed. The profiler gets 1.5 s to find the VM and load its
+# sampler or probes before the work starts, so its start-up is not counted.
+profiled_run() {
+  local tag=$1 script=$root/tools/bench/$2 start=$out/$1_start.$$ prof= pid
+  shift 2
+  rm -f "$start"
+  START=$start "$exe" "$script" >"$out/${tag}_work.out" &
+  pid=$!
+  if (($#)); then
+    "$ljcore" profile --pid "$pid" --duration 600 -o /dev/null "$@" 2>"$out/${tag}_run.err" &
+    prof=$!
+    sleep 1.5
+  fi
+  touch "$start"
+  wait "$pid"
+  [[ -n $prof ]] && { kill -INT "$prof" 2>/dev/null; wait "$prof" || true; }
+  rm -f "$start"
+  cat "$out/${tag}_work.out"
+}
+
 # median: the median of the numbers on standard input, one per line.
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
