@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from profile_compare import folded_stacks
+
 
 def skip(why):
     print("skip: " + why)
@@ -39,11 +41,7 @@ def profile(ljcore, pid, seconds, mode):
     if counted != taken or taken < 50:
         sys.exit("FAIL: the outcomes count %d of %d sampled allocations (50 at least)"
                  % (counted, taken))
-    stacks = []
-    for line in r.stdout.decode(errors="replace").splitlines():
-        stack, _, value = line.rpartition(" ")
-        stacks.append((stack.split(";"), int(value)))
-    return stacks
+    return folded_stacks(r.stdout)
 
 
 def share(stacks, function):

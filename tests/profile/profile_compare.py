@@ -65,10 +65,15 @@ def profile(ljcore, pid, seconds, rate=99):
     counted = sum(int(m) for m in re.findall(r"^  (\d+)\t", err, re.M))
     if counted != taken:
         sys.exit("FAIL: the outcomes count %d samples of %d taken" % (counted, taken))
+    return folded_stacks(r.stdout)
+
+
+def folded_stacks(output):
+    """ljcore profile's folded output ("root;...;leaf value" lines) as (frames, value)."""
     stacks = []
-    for line in r.stdout.decode(errors="replace").splitlines():
-        stack, _, count = line.rpartition(" ")
-        stacks.append((stack.split(";"), int(count)))
+    for line in output.decode(errors="replace").splitlines():
+        stack, _, value = line.rpartition(" ")
+        stacks.append((stack.split(";"), int(value)))
     return stacks
 
 
