@@ -165,6 +165,8 @@ int fit(const VmCandidate &c)
 {
 	return 2 * c.dispatch_ok + c.cur_l_ok;
 }
+// Both: no other layout can explain that g better.
+constexpr int full_fit = 3;
 
 } // namespace
 
@@ -186,7 +188,7 @@ bool settled(const std::vector<VmCandidate> &found, uint64_t g)
 {
 	for (auto &c : found)
 		if (c.g == g)
-			return fit(c) == 3;
+			return fit(c) == full_fit;
 	return false;
 }
 
@@ -245,7 +247,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					}
 					c->thread = t;
 					c->frame = i;
-					bool full = fit(*c) == 3;
+					bool full = fit(*c) == full_fit;
 					add_candidate(found, std::move(*c));
 					// No other layout can explain this value better:
 					// another g from it would be a second reading of
