@@ -34,9 +34,8 @@ ModuleSymbols::ModuleSymbols(Dwfl_Module *mod)
 		return;
 	// Index 0 is the null symbol. Without a table of locals (first_global
 	// 0: only .dynsym, read through the program headers) every entry is
-	// searched as a global.
+	// searched as a global, and the locals' range is empty.
 	size_t globals_from = size_t(std::max(first_global, 1));
-	globals_only_ = first_global <= 1;
 	entries_.reserve(size_t(n));
 	for (int i = 1; i < n; i++) {
 		if (size_t(i) == globals_from)
@@ -162,7 +161,7 @@ std::optional<ModuleSymbols::Symbol> ModuleSymbols::covering(uint64_t addr) cons
 	s.scan(first_global_, entries_.size());
 	// Locals only when no global covers addr, unless a global label sits
 	// right at it.
-	if (!s.closest && !globals_only_ && (!s.sizeless || s.sizeless->sym.value != addr))
+	if (!s.closest && (!s.sizeless || s.sizeless->sym.value != addr))
 		s.scan(0, first_global_);
 	if (s.closest)
 		return s.closest->sym;

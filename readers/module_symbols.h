@@ -59,8 +59,7 @@ private:
 	size_t section_of(uint64_t addr) const;
 
 	std::vector<Entry> entries_;
-	size_t first_global_ = 0;  // entries_[first_global_..] are the globals
-	bool globals_only_ = true; // no table of locals (a .dynsym read from phdrs)
+	size_t first_global_ = 0; // entries_[first_global_..] are the globals
 	std::vector<Section> sections_;
 };
 
