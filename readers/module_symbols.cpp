@@ -26,40 +26,141 @@ uint8_t binding_rank(unsigned char info)
 
 } // namespace
 
-ModuleSymbols::ModuleSymbols(Dwfl_Module *mod)
+ModuleSymbols::ModuleSymbols(Dwfl_Module *mod, Reader reader)
 {
 	int n = dwfl_module_getsymtab(mod);
 	int first_global = dwfl_module_getsymtab_first_global(mod);
 	if (n <= 0 || first_global < 0)
 		return;
-	// Index 0 is the null symbol. Without a table of locals (first_global
-	// 0: only .dynsym, read through the program headers) every entry is
-	// searched as a global, and the locals' range is empty.
-	size_t globals_from = size_t(std::max(first_global, 1));
-	entries_.reserve(size_t(n));
-	for (int i = 1; i < n; i++) {
-		if (size_t(i) == globals_from)
+	direct_ = reader == Reader::direct && read_table_data(mod, size_t(n), size_t(first_global));
+	if (!direct_)
+		read_through_libdwfl(mod, size_t(n), size_t(first_global));
+	GElf_Addr bias;
+	if (Elf *elf = dwfl_module_getelf(mod, &bias))
+		read_sections(elf, bias);
+}
+
+void ModuleSymbols::add(const Symbol &sym, uint32_t shndx, unsigned char info)
+{
+	int type = GELF_ST_TYPE(info);
+	entries_.push_back({sym, shndx, binding_rank(info),
+			    type != STT_SECTION && type != STT_FILE && type != STT_TLS});
+}
+
+// Index 0 is the null symbol. Without a table of locals (first_global 0:
+// only .dynsym, read through the program headers) every entry is searched
+// as a global, and the locals' range is empty. What no lookup could return,
+// by name or address, is left out: it cannot change any choice either.
+void ModuleSymbols::read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t first_global)
+{
+	entries_.clear();
+	entries_.reserve(n);
+	size_t globals_from = std::max<size_t>(first_global, 1);
+	first_global_ = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (i == globals_from)
 			first_global_ = entries_.size();
 		GElf_Sym sym;
 		GElf_Addr value;
 		GElf_Word shndx;
-		const char *name =
-			dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, nullptr, nullptr);
-		// What no lookup could return, by name or address, is left out:
-		// it cannot change any choice either.
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
-			continue;
-		int type = GELF_ST_TYPE(sym.st_info);
-		entries_.push_back({{name, value, sym.st_size},
-				    shndx,
-				    binding_rank(sym.st_info),
-				    type != STT_SECTION && type != STT_FILE && type != STT_TLS});
+		const char *name = dwfl_module_getsym_info(mod, int(i), &sym, &value, &shndx,
+							   nullptr, nullptr);
+		if (name && *name && sym.st_shndx != SHN_UNDEF)
+			add({name, value, sym.st_size}, shndx, sym.st_info);
 	}
-	if (globals_from >= size_t(n))
+	if (globals_from >= n)
 		first_global_ = entries_.size();
-	GElf_Addr bias;
-	if (Elf *elf = dwfl_module_getelf(mod, &bias))
-		read_sections(elf, bias);
+}
+
+// dwfl_module_getsym_info costs a section header lookup and a backend call
+// per symbol, most of a backtrace's time with a debug build's table. In the
+// plain case the table is read here from the same ELF data instead, by
+// libdwfl's rules (libdwfl/dwfl_module_getsym.c, elfutils 0.188): one
+// SHT_SYMTAB or else SHT_DYNSYM section, as load_symtab
+// (dwfl_module_getdwarf.c) picks it, in the file symbol 1 comes from (the
+// main file or its debug file), and no auxiliary .gnu_debugdata table
+// merged in; no extended section indices; a 64-bit x86_64 or aarch64 file,
+// whose symbol values need neither a mask nor a function descriptor
+// resolved. Anything else is left to libdwfl.
+bool ModuleSymbols::read_table_data(Dwfl_Module *mod, size_t n, size_t first_global)
+{
+	GElf_Sym first;
+	GElf_Addr first_value;
+	Elf *elf = nullptr;
+	Dwarf_Addr bias;
+	const char *first_name =
+		n > 1 ? dwfl_module_getsym_info(mod, 1, &first, &first_value, nullptr, &elf, &bias)
+		      : nullptr;
+	GElf_Ehdr ehdr;
+	if (!first_name || !elf || !gelf_getehdr(elf, &ehdr) ||
+	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 || ehdr.e_type == ET_REL ||
+	    (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_AARCH64))
+		return false;
+
+	Elf_Scn *table = nullptr, *dynsym = nullptr;
+	std::vector<bool> alloc(1); // by section index; index 0 is SHN_UNDEF
+	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr shdr;
+		if (!gelf_getshdr(scn, &shdr))
+			return false;
+		alloc.resize(elf_ndxscn(scn) + 1, true);
+		alloc[elf_ndxscn(scn)] = shdr.sh_flags & SHF_ALLOC;
+		if (shdr.sh_type == SHT_SYMTAB_SHNDX)
+			return false;
+		// The last SHT_SYMTAB, or else the last SHT_DYNSYM, with entries.
+		if (shdr.sh_entsize != 0 && shdr.sh_type == SHT_SYMTAB)
+			table = scn;
+		else if (shdr.sh_entsize != 0 && shdr.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	if (!table)
+		table = dynsym;
+	GElf_Shdr shdr;
+	Elf_Data *syms = table ? elf_getdata(table, nullptr) : nullptr;
+	if (!syms || !gelf_getshdr(table, &shdr) || shdr.sh_size / shdr.sh_entsize != n ||
+	    shdr.sh_info != first_global || syms->d_type != ELF_T_SYM ||
+	    syms->d_size / sizeof(Elf64_Sym) < n)
+		return false;
+	Elf_Data *strings = elf_getdata(elf_getscn(elf, shdr.sh_link), nullptr);
+	if (!strings || !strings->d_buf)
+		return false;
+
+	const auto *sym = static_cast<const Elf64_Sym *>(syms->d_buf);
+	const char *names = static_cast<const char *>(strings->d_buf);
+	// Where a symbol is, and whether it is in an SHF_ALLOC section. A
+	// section index past the headers reads as SHF_ALLOC, as a missing
+	// header does in libdwfl.
+	auto place = [&](const Elf64_Sym &s) {
+		bool in_alloc = s.st_shndx >= SHN_LORESERVE || s.st_shndx >= alloc.size() ||
+				alloc[s.st_shndx];
+		uint64_t value = s.st_value;
+		if (in_alloc && s.st_shndx != SHN_UNDEF && s.st_shndx != SHN_ABS &&
+		    s.st_shndx != SHN_COMMON)
+			value += bias;
+		return std::pair{value, in_alloc};
+	};
+	// The same data libdwfl read: symbol 1's name is the same pointer,
+	// and its value the same.
+	if (sym[1].st_name >= strings->d_size || names + sym[1].st_name != first_name ||
+	    place(sym[1]).first != first_value)
+		return false;
+	entries_.reserve(n);
+	size_t globals_from = std::max<size_t>(first_global, 1);
+	for (size_t i = 1; i < n; i++) {
+		if (i == globals_from)
+			first_global_ = entries_.size();
+		const Elf64_Sym &s = sym[i];
+		if (s.st_shndx == SHN_XINDEX)
+			return false;
+		if (s.st_shndx == SHN_UNDEF || s.st_name >= strings->d_size || !names[s.st_name])
+			continue;
+		auto [value, in_alloc] = place(s);
+		add({names + s.st_name, value, s.st_size}, in_alloc ? s.st_shndx : uint32_t(-1),
+		    s.st_info);
+	}
+	if (globals_from >= n)
+		first_global_ = entries_.size();
+	return true;
 }
 
 // The modules of a core or a process are ET_EXEC or ET_DYN: their

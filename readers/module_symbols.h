@@ -1,4 +1,4 @@
-// A module's symbol table, read once through libdwfl, and the symbol that
+// A module's symbol table, read once as libdwfl reads it, and the symbol that
 // covers an address chosen over it as dwfl_module_addrinfo chooses.
 //
 // dwfl_module_addrinfo decodes the whole table (gelf_getsymshndx and a
@@ -29,7 +29,14 @@ public:
 		uint64_t size;
 	};
 
-	explicit ModuleSymbols(Dwfl_Module *mod);
+	// How the table is read: from the ELF data where the table is plain,
+	// or always through dwfl_module_getsym_info (the slow reference).
+	enum class Reader { direct, libdwfl };
+
+	explicit ModuleSymbols(Dwfl_Module *mod, Reader reader = Reader::direct);
+
+	// Whether the table was read from the ELF data, not through libdwfl.
+	bool read_directly() const { return direct_; }
 
 	// The symbol dwfl_module_addrinfo(mod, addr) would give.
 	std::optional<Symbol> covering(uint64_t addr) const;
@@ -51,6 +58,9 @@ private:
 	};
 	struct Search;
 
+	void add(const Symbol &sym, uint32_t shndx, unsigned char info);
+	void read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t first_global);
+	bool read_table_data(Dwfl_Module *mod, size_t n, size_t first_global);
 	void read_sections(Elf *elf, uint64_t bias);
 	// The index of the section addr lies in, 0 (SHN_UNDEF) if none: a
 	// binary search over the sections sorted by start, end and index,
@@ -61,6 +71,7 @@ private:
 	std::vector<Entry> entries_;
 	size_t first_global_ = 0; // entries_[first_global_..] are the globals
 	std::vector<Section> sections_;
+	bool direct_ = false;
 };
 
 } // namespace ljcore

@@ -1,9 +1,8 @@
-// ModuleSymbols chooses the symbol covering an address as libdwfl's
-// dwfl_module_addrinfo does. The oracle is libdwfl itself, asked about the
-// modules of the bundled example core (the LuaJIT binary with its symbol
-// table, whose interpreter labels have no size, and this machine's C
-// library where its build-id matches) at every symbol's edges and across
-// each module's whole range.
+// ModuleSymbols reads a module's symbol table as libdwfl does and chooses
+// the symbol covering an address as dwfl_module_addrinfo does. The oracle is libdwfl itself, asked
+// about the modules of the bundled example core (the LuaJIT binary with its symbol table, whose
+// interpreter labels have no size, and this machine's C library where its build-id matches) at
+// every symbol's edges and across each module's whole range.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -67,25 +66,32 @@ TEST_CASE("a module's symbol table answers as dwfl_module_addrinfo does")
 		open_core(dir + "core.zst", FileLookup{.exe = dir + "luajit", .sysroot = {}});
 	REQUIRE(session.has_value());
 	const NativeSession &native = *session->native;
-	size_t modules_with_symbols = 0, compared = 0, labels = 0;
+	size_t modules_with_symbols = 0, modules_read_directly = 0, compared = 0, labels = 0;
 	for (const ModuleInfo &m : native.modules()) {
 		Dwfl_Module *mod = native.module_at(m.low);
 		if (!mod || dwfl_module_getsymtab(mod) <= 0)
 			continue;
 		modules_with_symbols++;
+		// Both ways of reading the table: from its ELF data, as a
+		// backtrace does, and through dwfl_module_getsym_info.
 		const ModuleSymbols &table = native.symbols_of(mod);
+		const ModuleSymbols reference(mod, ModuleSymbols::Reader::libdwfl);
+		modules_read_directly += table.read_directly();
 		for (uint64_t addr : probe_addresses(mod, m)) {
 			std::string want = dwfl_answer(mod, addr);
 			INFO(m.name << " at " << addr);
 			REQUIRE(table_answer(table, addr) == want);
+			REQUIRE(table_answer(reference, addr) == want);
 			compared++;
 			labels += want.ends_with("+0");
 		}
 	}
-	MESSAGE(compared << " addresses in " << modules_with_symbols << " modules, " << labels
+	MESSAGE(compared << " addresses in " << modules_with_symbols << " modules ("
+			 << modules_read_directly << " tables read from ELF data), " << labels
 			 << " of them answered by a symbol without a size");
 	// The example's luajit at least, with its sizeless interpreter labels.
 	CHECK(modules_with_symbols >= 1);
+	CHECK(modules_read_directly == modules_with_symbols);
 	CHECK(labels > 0);
 	CHECK(compared > 10000);
 }
