@@ -63,7 +63,10 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 	uint64_t bias;
 	Dwarf *dw = mod ? native.module_dwarf(mod, &bias) : nullptr;
 	if (dw) {
-		auto ly = layout_from_dwarf(dw, arch);
+		// Where lj_gc.c's code is tells which CU to read the structs from.
+		auto gc_step = native.symbols_of(mod).named("lj_gc_step");
+		Dwarf_Addr gc_code = gc_step ? gc_step->value - bias : 0;
+		auto [ly, jit] = layouts_from_dwarf(dw, arch, gc_code);
 		if (!ly) {
 			notes.push_back("DWARF of " + sym->module +
 					" unusable: " + ly.error().message);
@@ -93,7 +96,7 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 			// Traces need the JIT's layout of the same DWARF; a
 			// build without the JIT has none.
 			ly->jit = nullptr;
-			if (auto jit = trace_layout_from_dwarf(dw)) {
+			if (jit) {
 				set.jit_from_dwarf.push_back(*jit);
 				ly->jit = &set.jit_from_dwarf.back();
 			}

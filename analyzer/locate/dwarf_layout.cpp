@@ -4,6 +4,7 @@
 #include <dwarf.h>
 #include <map>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -32,10 +33,13 @@ std::optional<int64_t> enumerator_in(Dwarf_Die e, const char *name)
 // for are kept; the walk stops once all are found.
 class StructIndex {
 public:
-	StructIndex(Dwarf *dw, std::initializer_list<const char *> wanted) : dw_(dw)
+	StructIndex(Dwarf *dw, std::initializer_list<std::span<const char *const>> wanted,
+		    Dwarf_Addr gc_code = 0)
+	    : dw_(dw)
 	{
-		for (const char *w : wanted)
-			structs_[w];
+		for (auto names : wanted)
+			for (const char *w : names)
+				structs_[w];
 		size_t found = 0;
 		auto visit = [&](Dwarf_Die die) {
 			if (dwarf_tag(&die) == DW_TAG_enumeration_type)
@@ -47,7 +51,7 @@ public:
 		// collector touches them all, GG_State and CTState included):
 		// walked first, it usually suffices. Otherwise the CUs in order;
 		// lj_obj.h is included by almost every CU, lj_ctype.h by fewer.
-		if ((preferred_ = cu_named("lj_gc.c")))
+		if ((preferred_ = cu_at(gc_code)) || (preferred_ = cu_named("lj_gc.c")))
 			walk_cu(*preferred_, visit);
 		while (found < structs_.size() && walk_next_cu(visit))
 			;
@@ -79,6 +83,17 @@ public:
 	}
 
 private:
+	// The offset of the CU whose code holds addr, through .debug_aranges.
+	// Much cheaper than cu_named: GCC numbers a CU DIE's abbreviation
+	// last, so reading a CU's name parses its whole abbreviation table.
+	std::optional<Dwarf_Off> cu_at(Dwarf_Addr addr)
+	{
+		Dwarf_Die cu;
+		if (addr == 0 || !dwarf_addrdie(dw_, addr, &cu))
+			return std::nullopt;
+		return dwarf_dieoffset(&cu) - dwarf_cuoffset(&cu);
+	}
+
 	// The offset of the CU of source file `name` (its base name).
 	std::optional<Dwarf_Off> cu_named(std::string_view name)
 	{
@@ -343,21 +358,17 @@ void set_cframe(lj_layout &ly, Arch arch, bool tarantool)
 		ly.cf_prev = 48;
 }
 
-} // namespace
+// The structs each layout reads.
+constexpr const char *vm_structs[] = {
+	"lua_State", "global_State", "GG_State", "GCfuncC", "GCfuncL", "GCproto", "GCstr",
+	"GCtab",     "Node",         "GCudata",  "GCcdata", "GCupval", "CTState", "CType",
+};
+constexpr const char *jit_structs[] = {
+	"GG_State", "jit_State", "GCtrace", "SnapShot", "lua_State", "global_State",
+};
 
-std::optional<uint32_t> dwarf_member_offset(Dwarf *dw, const char *st, const char *path)
+Expected<lj_layout> read_layout(StructIndex &structs, Arch arch)
 {
-	StructIndex structs(dw, {st});
-	Members m(structs);
-	uint32_t off = m.off(st, path);
-	return m.missing().empty() ? std::optional(off) : std::nullopt;
-}
-
-Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
-{
-	StructIndex structs(dw, {"lua_State", "global_State", "GG_State", "GCfuncC", "GCfuncL",
-				 "GCproto", "GCstr", "GCtab", "Node", "GCudata", "GCcdata",
-				 "GCupval", "CTState", "CType"});
 	Members m(structs);
 	auto off = [&](const char *st, const char *path) { return uint16_t(m.off(st, path)); };
 	auto size = [&](const char *st) { return uint16_t(m.size(st)); };
@@ -453,10 +464,8 @@ Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
 	return ly;
 }
 
-Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
+Expected<lj_trace_layout> read_trace_layout(StructIndex &structs)
 {
-	StructIndex structs(
-		dw, {"GG_State", "jit_State", "GCtrace", "SnapShot", "lua_State", "global_State"});
 	if (!structs.get("jit_State"))
 		return fail("DWARF has no definition of struct jit_State (a build without the "
 			    "JIT?)");
@@ -509,6 +518,35 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	return t;
 }
 
+} // namespace
+
+std::optional<uint32_t> dwarf_member_offset(Dwarf *dw, const char *st, const char *path)
+{
+	const char *names[] = {st};
+	StructIndex structs(dw, {names});
+	Members m(structs);
+	uint32_t off = m.off(st, path);
+	return m.missing().empty() ? std::optional(off) : std::nullopt;
+}
+
+Expected<lj_layout> layout_from_dwarf(Dwarf *dw, Arch arch)
+{
+	StructIndex structs(dw, {vm_structs});
+	return read_layout(structs, arch);
+}
+
+Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
+{
+	StructIndex structs(dw, {jit_structs});
+	return read_trace_layout(structs);
+}
+
+DwarfLayouts layouts_from_dwarf(Dwarf *dw, Arch arch, Dwarf_Addr gc_code)
+{
+	StructIndex structs(dw, {vm_structs, jit_structs}, gc_code);
+	return {read_layout(structs, arch), read_trace_layout(structs)};
+}
+
 // Every field of the two tables, in declaration order (layout.h,
 // trace_layout.h): for comparing and printing them whole.
 #define LJ_LAYOUT_FIELDS(X)                                                                          \
@@ -518,16 +556,18 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	X(vmstates)                                                                                  \
 	X(L_status)                                                                                  \
 	X(L_glref)                                                                                   \
-	X(L_base) X(L_top) X(L_maxstack) X(L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(     \
-		L_env) X(g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L) X(g_jit_base)            \
-		X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(g_gc_lightudseg) X(  \
-			g_str_tab) X(g_str_mask) X(g_str_num) X(g_tmpbuf) X(g_ctype_state)           \
-			X(g_registrytv) X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f) X(fn_uvptr) X(   \
-				fnc_size) X(fnl_size) X(pt_size) X(pt_numparams) X(pt_framesize)     \
-				X(pt_sizebc) X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(pt_flags) X(       \
-					pt_chunkname) X(pt_firstline) X(pt_numline) X(pt_lineinfo)   \
-					X(pt_uvinfo) X(pt_varinfo) X(pt_sizept) X(str_len) X(        \
-						str_size) X(tab_colo) X(tab_array) X(tab_metatable)  \
+	X(L_base)                                                                                    \
+	X(L_top)                                                                                     \
+	X(L_maxstack) X(L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(               \
+		g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total)       \
+		X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(   \
+			g_str_mask) X(g_str_num) X(g_tmpbuf) X(g_ctype_state) X(g_registrytv)        \
+			X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f) X(fn_uvptr) X(fnc_size) X(       \
+				fnl_size) X(pt_size) X(pt_numparams) X(pt_framesize) X(pt_sizebc)    \
+				X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(pt_flags) X(pt_chunkname) X(    \
+					pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)      \
+					X(pt_varinfo) X(pt_sizept) X(str_len) X(str_size) X(         \
+						tab_colo) X(tab_array) X(tab_metatable)              \
 						X(tab_node) X(tab_asize) X(tab_hmask) X(             \
 							tab_size) X(node_size) X(ud_len) X(ud_size)  \
 							X(cd_ctypeid) X(cd_size) X(uv_size) X(       \
@@ -545,10 +585,12 @@ Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw)
 	X(J_sizetrace)                                                                             \
 	X(J_exitstubgroup)                                                                         \
 	X(J_irtoplim)                                                                              \
-	X(J_irbotlim) X(J_sizesnap) X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir)        \
-		X(T_nk) X(T_nsnapmap) X(T_snap) X(T_snapmap) X(T_startpt) X(T_startpc)             \
-			X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild) X(T_spadjust) X(T_traceno) \
-				X(T_link) X(T_root) X(T_nextroot) X(T_nextside) X(T_linktype)
+	X(J_irbotlim)                                                                              \
+	X(J_sizesnap)                                                                              \
+	X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap)    \
+		X(T_snapmap) X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode) X(T_mcloop)         \
+			X(T_nchild) X(T_spadjust) X(T_traceno) X(T_link) X(T_root) X(T_nextroot)   \
+				X(T_nextside) X(T_linktype)
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {

@@ -31,6 +31,16 @@ size_t layout_difference_count(const lj_layout &a, const lj_layout &b);
 // The JIT's layout (jit_State, GCtrace) from the same DWARF; fails on a
 // build without the JIT.
 Expected<lj_trace_layout> trace_layout_from_dwarf(Dwarf *dw);
+
+// Both, from one walk of the DWARF. gc_code, when known, is an address of
+// lj_gc.c's code as the DWARF has it (lj_gc_step's, say): that CU defines
+// every struct needed and is read first, found by address rather than by
+// name.
+struct DwarfLayouts {
+	Expected<lj_layout> vm;
+	Expected<lj_trace_layout> jit;
+};
+DwarfLayouts layouts_from_dwarf(Dwarf *dw, Arch arch, Dwarf_Addr gc_code = 0);
 std::vector<std::string> trace_layout_differences(const lj_trace_layout &a,
 						  const lj_trace_layout &b);
 
