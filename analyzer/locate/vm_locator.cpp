@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 #include "analyzer/stack/lua_symbolize.h"
 
@@ -21,11 +22,12 @@ const char *const vmstate_names_tarantool[] = {
 	"trace exit",  "trace recorder", "trace optimizer", "trace assembler",
 };
 
+// Rejections name their addresses: hundreds while the layouts are tried,
+// so not through snprintf.
 std::string hex(uint64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-	return buf;
+	char buf[18] = "0x";
+	return std::string(buf, std::to_chars(buf + 2, std::end(buf), v, 16).ptr);
 }
 
 // A frame whose symbol says it is LuaJIT's interpreter or one of its
@@ -215,6 +217,12 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 				const uint64_t v = f.regs.dwarf[size_t(reg)];
 				if (std::ranges::find(explained, v) != explained.end())
 					continue;
+				const std::string where = " at frame #" + std::to_string(i);
+				const std::string thread =
+					" of thread " + std::to_string(stacks[t].tid);
+				const std::string found_by =
+					std::string("VM register ") + reg_name + where +
+					(f.function.empty() ? "" : " " + f.function) + thread;
 				for (const lj_layout *ly : layouts) {
 					uint64_t g = arch == Arch::x86_64
 							     ? v - ly->gg_dispatch + ly->gg_g
@@ -222,24 +230,13 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					if (settled(found, g))
 						continue;
 					LuaMemory mem(memory, *ly);
-					auto c = check_global_state(
-						mem, g,
-						std::string("VM register ") + reg_name +
-							" at frame #" + std::to_string(i) +
-							(f.function.empty() ? ""
-									    : " " + f.function) +
-							" of thread " +
-							std::to_string(stacks[t].tid),
-						&closest);
+					auto c = check_global_state(mem, g, found_by, &closest);
 					if (!c) {
 						// Frames outside the VM only pass the
 						// register on: their misses are noise.
 						if (pass == 0 || i == 0)
 							evidence.push_back(
-								std::string(reg_name) +
-								" at frame #" + std::to_string(i) +
-								" of thread " +
-								std::to_string(stacks[t].tid) +
+								reg_name + where + thread +
 								", layout " + ly->name + ": g " +
 								hex(g) +
 								" rejected: " + c.error().message);
