@@ -95,6 +95,16 @@ int run_snapshot(const Common &common, const std::string &out, const AnalyzeOpti
 	return exit_ok;
 }
 
+// The subcommand argv names: its first argument that is not an option
+// (ljcore's own options take no value), "" if none.
+std::string_view subcommand_named(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			return argv[i];
+	return "";
+}
+
 int run(int argc, char **argv)
 {
 	CLI::App app{"ljcore: Lua backtraces and VM state from cores of LuaJIT processes"};
@@ -102,165 +112,209 @@ int run(int argc, char **argv)
 	app.set_version_flag("--version", "ljcore " LJCORE_VERSION);
 	app.footer(exit_codes_help);
 
+	// Every subcommand is named, for the list --help prints, but only the
+	// one run gets its options: CLI11 builds each option's checks and help
+	// text as it is added, which for all of them took a tenth of a
+	// backtrace's run time.
+	const std::string_view invoked = subcommand_named(argc, argv);
+	auto subcommand = [&](const char *name, const char *help) {
+		return std::pair{app.add_subcommand(name, help), invoked == name};
+	};
+
 	Common common;
-	auto *analyze =
-		app.add_subcommand("analyze", "summary, native and Lua frames of every thread");
-	add_common(analyze, common);
+	bool all = false;
+	auto [analyze, analyze_wanted] =
+		subcommand("analyze", "summary, native and Lua frames of every thread");
 	bool analyze_json = false;
 	bool explain = false;
-	analyze->add_flag("--json", analyze_json, "print the result model as JSON");
-	analyze->add_flag("--explain", explain,
-			  "also print how the VMs were looked for and what was rejected");
-	// Finding every coroutine walks the whole GC object list: on a big heap
-	// that reads most of it, so it is asked for, not done by default.
-	bool all = false;
-	analyze->add_flag("--all", all, "also every coroutine of every VM (walks the GC heap)");
+	LocalsFlags locals;
+	if (analyze_wanted) {
+		add_common(analyze, common);
+		analyze->add_flag("--json", analyze_json, "print the result model as JSON");
+		analyze->add_flag("--explain", explain,
+				  "also print how the VMs were looked for and what was rejected");
+		// Finding every coroutine walks the whole GC object list: on a
+		// big heap that reads most of it, so it is asked for, not done
+		// by default.
+		analyze->add_flag("--all", all,
+				  "also every coroutine of every VM (walks the GC heap)");
+		add_locals_options(analyze, locals);
+	}
 
-	auto *bt = app.add_subcommand("bt", "Lua backtrace of each VM's running coroutine");
-	add_common(bt, common);
+	auto [bt, bt_wanted] = subcommand("bt", "Lua backtrace of each VM's running coroutine");
 	std::string format = "text";
 	int level = 0;
-	bt->add_option("--format", format, "text, luajit (as debug.traceback prints it) or json")
-		->check(CLI::IsMember({"text", "luajit", "json"}));
-	bt->add_flag(
-		"--json", [&](int64_t) { format = "json"; }, "same as --format=json");
-	bt->add_flag("--all", all, "every coroutine of every VM, with its state");
-	bt->add_option("--level", level, "first Lua level to show (as debug.traceback's level)")
-		->check(CLI::NonNegativeNumber);
-	LocalsFlags locals;
-	add_locals_options(bt, locals);
-	add_locals_options(analyze, locals);
+	if (bt_wanted) {
+		add_common(bt, common);
+		bt->add_option("--format", format,
+			       "text, luajit (as debug.traceback prints it) or json")
+			->check(CLI::IsMember({"text", "luajit", "json"}));
+		bt->add_flag(
+			"--json", [&](int64_t) { format = "json"; }, "same as --format=json");
+		bt->add_flag("--all", all, "every coroutine of every VM, with its state");
+		bt->add_option("--level", level,
+			       "first Lua level to show (as debug.traceback's level)")
+			->check(CLI::NonNegativeNumber);
+		add_locals_options(bt, locals);
+	}
 
-	auto *traces = app.add_subcommand("traces", "table of the JIT's traces of every VM");
-	add_common(traces, common);
+	auto [traces, traces_wanted] =
+		subcommand("traces", "table of the JIT's traces of every VM");
 	bool traces_json = false;
-	traces->add_flag("--json", traces_json, "every trace, IR and snapshots included, as JSON");
 	bool mcode = false;
-	traces->add_flag("--mcode", mcode,
-			 "with --json: each trace's disassembled machine code too");
-	auto *trace = app.add_subcommand(
+	if (traces_wanted) {
+		add_common(traces, common);
+		traces->add_flag("--json", traces_json,
+				 "every trace, IR and snapshots included, as JSON");
+		traces->add_flag("--mcode", mcode,
+				 "with --json: each trace's disassembled machine code too");
+	}
+	auto [trace, trace_wanted] = subcommand(
 		"trace", "one trace's IR and snapshots, as jit.dump with +rs prints them");
 	uint32_t trace_number = 0;
-	trace->add_option("number", trace_number, "the trace number")->required();
-	add_common(trace, common);
-	trace->add_flag(
-		"--mcode", mcode,
-		"also the machine code, disassembled, with entry, loop, exits and snapshots");
-	auto *gc = app.add_subcommand("gc", "GC heap of each VM: census by type, strings, "
-					    "largest objects");
-	add_common(gc, common);
+	if (trace_wanted) {
+		trace->add_option("number", trace_number, "the trace number")->required();
+		add_common(trace, common);
+		trace->add_flag("--mcode", mcode,
+				"also the machine code, disassembled, with entry, loop, exits "
+				"and snapshots");
+	}
+
+	auto [gc, gc_wanted] = subcommand("gc", "GC heap of each VM: census by type, strings, "
+						"largest objects");
 	bool gc_json = false;
 	GcCensusOptions gc_options;
-	gc->add_flag("--json", gc_json, "print the census as JSON");
-	gc->add_option("--top", gc_options.top, "how many of the largest objects to list")
-		->check(CLI::NonNegativeNumber);
-	gc->add_flag("--paths", gc_options.paths,
-		     "a shortest path from a root to each of the largest objects");
 	std::string gc_before;
-	gc->add_option("--diff", gc_before,
-		       "a core of the same program from before: print what grew from it to CORE")
-		->check(CLI::ExistingFile);
+	if (gc_wanted) {
+		add_common(gc, common);
+		gc->add_flag("--json", gc_json, "print the census as JSON");
+		gc->add_option("--top", gc_options.top, "how many of the largest objects to list")
+			->check(CLI::NonNegativeNumber);
+		gc->add_flag("--paths", gc_options.paths,
+			     "a shortest path from a root to each of the largest objects");
+		gc->add_option("--diff", gc_before,
+			       "a core of the same program from before: print what grew from "
+			       "it to CORE")
+			->check(CLI::ExistingFile);
+	}
 
-	auto *print = app.add_subcommand(
+	auto [print, print_wanted] = subcommand(
 		"print", "one Lua value by its path: _G.app.cache, package.loaded[\"x\"], "
 			 "registry[2], frame 3 local tag, upvalue 1 of frame 2, 0x7f...");
-	add_common(print, common, false);
 	// CORE EXPR, or EXPR alone with --pid.
 	std::vector<std::string> print_args;
-	print->add_option("core-and-expression", print_args,
-			  std::string("CORE (") + core_help +
-				  ") and the value's path (the README "
-				  "lists the forms); the path alone with --pid")
-		->required()
-		->expected(1, 2);
 	bool print_json = false;
-	print->add_flag("--json", print_json, "print the value as JSON");
 	ValueLimits print_limits;
-	print->add_option("--max-string", print_limits.max_string,
-			  "bytes of a string shown (default 200)");
-	print->add_option("--depth", print_limits.depth,
-			  "levels of table entries shown (default 1)");
-	print->add_option("--max-items", print_limits.max_items,
-			  "entries shown per table (default 10)");
+	if (print_wanted) {
+		add_common(print, common, false);
+		print->add_option("core-and-expression", print_args,
+				  std::string("CORE (") + core_help +
+					  ") and the value's path (the README "
+					  "lists the forms); the path alone with --pid")
+			->required()
+			->expected(1, 2);
+		print->add_flag("--json", print_json, "print the value as JSON");
+		print->add_option("--max-string", print_limits.max_string,
+				  "bytes of a string shown (default 200)");
+		print->add_option("--depth", print_limits.depth,
+				  "levels of table entries shown (default 1)");
+		print->add_option("--max-items", print_limits.max_items,
+				  "entries shown per table (default 10)");
+	}
 
-	auto *profile = app.add_subcommand(
+	auto [profile, profile_wanted] = subcommand(
 		"profile", "sample a running process's Lua stacks: folded stacks for flame graphs");
 	ProfileCommand prof;
-	profile->add_option("--pid", prof.options.pid, "the process to profile")
-		->required()
-		->check(CLI::PositiveNumber);
-	profile->add_option("--rate", prof.options.rate_hz, "samples per second per CPU (99)")
-		->check(CLI::Range(1, 10000));
-	profile->add_option("--duration", prof.options.duration_s,
-			    "seconds to sample (10); Ctrl-C ends it early")
-		->check(CLI::PositiveNumber);
-	profile->add_option("-o,--output", prof.output, "write the profile here, not to stdout");
-	profile->add_option("--format", prof.format,
-			    "folded (flamegraph.pl, inferno), svg (a flame graph), speedscope, "
-			    "pprof (gzipped profile.proto), or top (a table)")
-		->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
-	profile->add_flag("--children", prof.options.children,
-			  "also sample the process's children (automatic for an nginx master: "
-			  "its workers)");
 	std::string backend = "auto";
-	profile->add_option("--backend", backend,
-			    "bpf, userspace (process_vm_readv; for machines that refuse bpf()), "
-			    "or auto (bpf where allowed: the default)")
-		->check(CLI::IsMember({"auto", "bpf", "userspace"}));
-	profile->add_flag("--native", prof.options.native,
-			  "the native frames around the Lua frames, as analyze places them "
-			  "(unwound from a copy of the stack)");
 	std::string alloc;
-	auto *alloc_opt =
-		profile->add_option(
-			       "--alloc", alloc,
-			       "allocations, not CPU time: outstanding (bytes not freed by the "
-			       "end, after a full GC cycle: the leak view; the default) or all "
-			       "(every byte allocated: the churn view)")
-			->expected(0, 1)
-			->check(CLI::IsMember({"", "outstanding", "all"}));
-	profile->add_option("--sample-bytes", prof.options.sample_bytes,
-			    "--alloc: sample an allocation every this many bytes on average "
-			    "(512K)")
-		->transform(CLI::AsSizeValue(false))
-		->check(CLI::PositiveNumber);
-	profile->add_flag("--blocking", prof.options.blocking,
-			  "userspace backend: stop the VM's thread for each sample, so its frames "
-			  "are exact (the default never stops it)");
+	CLI::Option *alloc_opt = nullptr;
+	if (profile_wanted) {
+		profile->add_option("--pid", prof.options.pid, "the process to profile")
+			->required()
+			->check(CLI::PositiveNumber);
+		profile->add_option("--rate", prof.options.rate_hz,
+				    "samples per second per CPU (99)")
+			->check(CLI::Range(1, 10000));
+		profile->add_option("--duration", prof.options.duration_s,
+				    "seconds to sample (10); Ctrl-C ends it early")
+			->check(CLI::PositiveNumber);
+		profile->add_option("-o,--output", prof.output,
+				    "write the profile here, not to stdout");
+		profile->add_option("--format", prof.format,
+				    "folded (flamegraph.pl, inferno), svg (a flame graph), "
+				    "speedscope, pprof (gzipped profile.proto), or top (a table)")
+			->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
+		profile->add_flag("--children", prof.options.children,
+				  "also sample the process's children (automatic for an nginx "
+				  "master: its workers)");
+		profile->add_option("--backend", backend,
+				    "bpf, userspace (process_vm_readv; for machines that refuse "
+				    "bpf()), or auto (bpf where allowed: the default)")
+			->check(CLI::IsMember({"auto", "bpf", "userspace"}));
+		profile->add_flag("--native", prof.options.native,
+				  "the native frames around the Lua frames, as analyze places "
+				  "them (unwound from a copy of the stack)");
+		alloc_opt = profile->add_option("--alloc", alloc,
+						"allocations, not CPU time: outstanding (bytes "
+						"not freed by the end, after a full GC cycle: the "
+						"leak view; the default) or all (every byte "
+						"allocated: the churn view)")
+				    ->expected(0, 1)
+				    ->check(CLI::IsMember({"", "outstanding", "all"}));
+		profile->add_option("--sample-bytes", prof.options.sample_bytes,
+				    "--alloc: sample an allocation every this many bytes on "
+				    "average (512K)")
+			->transform(CLI::AsSizeValue(false))
+			->check(CLI::PositiveNumber);
+		profile->add_flag("--blocking", prof.options.blocking,
+				  "userspace backend: stop the VM's thread for each sample, so "
+				  "its frames are exact (the default never stops it)");
+	}
 
-	auto *snapshot = app.add_subcommand(
+	auto [snapshot, snapshot_wanted] = subcommand(
 		"snapshot", "write a minimized core: only the memory the analysis reads");
-	add_common(snapshot, common);
 	std::string snapshot_out;
-	snapshot->add_option("-o,--output", snapshot_out, "the core file to write")->required();
-	snapshot->add_flag("--all", all,
-			   "keep every coroutine too: walks the GC heap, so the snapshot keeps "
-			   "a page of every heap object (and --pid stops the process longer)");
+	if (snapshot_wanted) {
+		add_common(snapshot, common);
+		snapshot->add_option("-o,--output", snapshot_out, "the core file to write")
+			->required();
+		snapshot->add_flag("--all", all,
+				   "keep every coroutine too: walks the GC heap, so the snapshot "
+				   "keeps a page of every heap object (and --pid stops the "
+				   "process longer)");
+	}
 
-	auto *fixture = app.add_subcommand(
-		"fixture", "regression fixtures: minimized core + expected analysis");
+	auto [fixture, fixture_wanted] =
+		subcommand("fixture", "regression fixtures: minimized core + expected analysis");
 	fixture->require_subcommand(1);
 	FixtureNew fnew;
-	auto *fixture_new_cmd = fixture->add_subcommand("new", "make a fixture from a core");
-	fixture_new_cmd->add_option("core", fnew.core, "the core")
-		->required()
-		->check(CLI::ExistingFile);
-	fixture_new_cmd->add_option("-o,--output", fnew.dir, "the fixture directory")->required();
-	fixture_new_cmd->add_option("--exe", fnew.options.lookup.exe, "the executable, if moved");
-	fixture_new_cmd->add_option("--sysroot", fnew.options.lookup.sysroot,
-				    "where the core's library paths are rooted");
-	fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
-	fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
-	fixture_new_cmd->add_option("--made-by", fnew.made_by, "manifest: how the core was made");
 	std::vector<std::string> fixture_roots;
+	auto *fixture_new_cmd = fixture->add_subcommand("new", "make a fixture from a core");
 	auto *fixture_check_cmd =
 		fixture->add_subcommand("check", "re-analyze fixtures, show changes");
-	fixture_check_cmd->add_option("paths", fixture_roots, "fixture directories or trees")
-		->required();
 	auto *fixture_update_cmd =
 		fixture->add_subcommand("update", "accept the new analysis, on purpose");
-	fixture_update_cmd->add_option("paths", fixture_roots, "fixture directories or trees")
-		->required();
+	if (fixture_wanted) {
+		fixture_new_cmd->add_option("core", fnew.core, "the core")
+			->required()
+			->check(CLI::ExistingFile);
+		fixture_new_cmd->add_option("-o,--output", fnew.dir, "the fixture directory")
+			->required();
+		fixture_new_cmd->add_option("--exe", fnew.options.lookup.exe,
+					    "the executable, if moved");
+		fixture_new_cmd->add_option("--sysroot", fnew.options.lookup.sysroot,
+					    "where the core's library paths are rooted");
+		fixture_new_cmd->add_option("--scenario", fnew.scenario, "manifest: what crashed");
+		fixture_new_cmd->add_option("--flavour", fnew.flavour, "manifest: LuaJIT build");
+		fixture_new_cmd->add_option("--made-by", fnew.made_by,
+					    "manifest: how the core was made");
+		fixture_check_cmd
+			->add_option("paths", fixture_roots, "fixture directories or trees")
+			->required();
+		fixture_update_cmd
+			->add_option("paths", fixture_roots, "fixture directories or trees")
+			->required();
+	}
 
 	try {
 		app.parse(argc, argv);
