@@ -25,20 +25,24 @@ if [[ -n ${GDB_UTILS:-} && -f $GDB_UTILS/luajit21.py ]]; then
   lbt=("gdb -batch -nx -x lbt.gdb -ex lbt $exe core.big")
 fi
 # No shell (-N): its start-up, subtracted by estimate, is as long as bt itself.
-hyperfine -N --warmup 1 --runs 5 --export-json speed.json \
+# ljcore's runs take milliseconds, where a machine's noise moves a median
+# of five by a tenth: they get more runs than gdb's.
+hyperfine -N --warmup 3 --runs 41 --export-json speed-ljcore.json \
   "$ljcore analyze core.big" \
   "$ljcore bt core.big" \
   "$ljcore bt --locals core.big" \
-  "$ljcore snapshot core.big -o snap.core" \
+  "$ljcore snapshot core.big -o snap.core"
+hyperfine -N --warmup 1 --runs 5 --export-json speed-gdb.json \
   "gdb -batch -nx -ex bt $exe core.big" \
   "${lbt[@]}"
 # hyperfine's summary shows the mean; the brief asks for the median.
 awk -F'"' '/"command"/ {cmd=$4} /"median"/ {split($0, v, ": "); sub(",", "", v[2]);
-  printf "median %8.1f ms  %s\n", v[2] * 1000, cmd}' speed.json | tee speed.txt
+  printf "median %8.1f ms  %s\n", v[2] * 1000, cmd}' speed-ljcore.json speed-gdb.json |
+  tee speed.txt
 if ((${#lbt[@]})); then
-  python3 - speed.json <<'PY' | tee -a speed.txt
+  python3 - speed-ljcore.json speed-gdb.json <<'PY' | tee -a speed.txt
 import json, sys
-median = {r["command"]: r["median"] for r in json.load(open(sys.argv[1]))["results"]}
+median = {r["command"]: r["median"] for f in sys.argv[1:] for r in json.load(open(f))["results"]}
 bt = next(v for k, v in median.items() if k.endswith(" bt core.big"))
 lbt = next(v for k, v in median.items() if " -ex lbt " in k)
 print("bt / (gdb + lbt): %.4f" % (bt / lbt))
