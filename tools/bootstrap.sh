@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config          # toolchain
-  libelf-dev libdw-dev llvm-14-dev          # ELF/DWARF readers
+  libelf-dev libdw-dev libbz2-dev llvm-14-dev  # ELF/DWARF readers (bzip2: libdw's, linked in)
   nlohmann-json3-dev doctest-dev libcli11-dev
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev bpftool                  # the profiler's BPF program (walker.h) and its skeleton
