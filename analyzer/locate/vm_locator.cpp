@@ -95,6 +95,25 @@ bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
 	return *low != 0 && *high - *low < code_span && !before_is_handler;
 }
 
+// LuaJIT allocates GG_State, which holds g, in one piece
+// (lj_state.c, lua_newstate), from its own allocator (lj_alloc.c, after
+// dlmalloc) or the system's (glibc's malloc): both put the chunk's size
+// in the word before it, with flags in the low three bits. A chunk is the
+// size asked for plus that word, rounded up to 8 bytes (lj_alloc.c) or 16
+// (glibc), and up to a minimum chunk (32 bytes) more when the rest of a
+// free chunk was too small to split off. Allocators without such a header
+// (jemalloc) fit no layout, and then none is preferred for it.
+bool gg_chunk_fits(const LuaMemory &mem, uint64_t gg)
+{
+	constexpr uint64_t word = 8, slack = 16 + 32;
+	auto head = mem.memory().read_value<uint64_t>(gg - word);
+	if (!head)
+		return false;
+	const uint64_t chunk = *head & ~uint64_t(7);
+	const uint64_t least = mem.layout().gg_size + word;
+	return chunk >= least && chunk - least < slack;
+}
+
 } // namespace
 
 void note_rejection(std::optional<Rejection> &closest, Rejection r)
@@ -155,20 +174,24 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 	c.dispatch_ok = dispatch_table_fits(mem, g);
 	if (c.dispatch_ok)
 		c.checks.push_back("dispatch table points into code");
+	c.gg_chunk_ok = gg_chunk_fits(mem, g - ly.gg_g);
+	if (c.gg_chunk_ok)
+		c.checks.push_back("GG_State's allocation is sizeof(GG_State)");
 	return c;
 }
 
 namespace {
 
 // How much of the VM at g a candidate's layout explains: the dispatch
-// table where the layout puts it first, then a live g->cur_L. Of the
-// layouts that fit one g, the one that explains most is kept.
+// table where the layout puts it first, then a live g->cur_L, then the
+// size of GG_State's allocation. Of the layouts that fit one g, the one
+// that explains most is kept.
 int fit(const VmCandidate &c)
 {
-	return 2 * c.dispatch_ok + c.cur_l_ok;
+	return 4 * c.dispatch_ok + 2 * c.cur_l_ok + c.gg_chunk_ok;
 }
-// Both: no other layout can explain that g better.
-constexpr int full_fit = 3;
+// All three: no other layout can explain that g better.
+constexpr int full_fit = 7;
 
 } // namespace
 

@@ -24,6 +24,10 @@ struct VmCandidate {
 	// epochs apart when one keeps cur_L where the other keeps jit_base,
 	// null outside a trace.
 	bool cur_l_ok = false;
+	// The allocator's chunk that holds GG_State has the size its
+	// sizeof(GG_State) asks for: what tells two epochs apart whose
+	// tables differ only there (GG_State grew by the JIT's state alone).
+	bool gg_chunk_ok = false;
 	// Where the DISPATCH register pointed at it, if that is how.
 	std::optional<size_t> thread, frame;
 };
@@ -44,19 +48,20 @@ void note_rejection(std::optional<Rejection> &closest, Rejection r);
 // A global_State is accepted only when it is consistent with itself:
 // G(mainthread) == g, mainthread sits right before g in GG_State,
 // strempty is an empty string, and G(cur_L) == g. The candidate has the
-// checks passed and whether its dispatch table checks out. A refused one
+// checks passed, whether its dispatch table checks out and whether
+// GG_State's allocation has its size. A refused one
 // goes to closest (when given) if it got further than the one there.
 Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by,
 					 std::optional<Rejection> *closest = nullptr);
 
 // Adds c to found unless its g is there already, in which case c replaces
 // that one only if its layout explains more of the VM (dispatch_ok where
-// the other's has not; else cur_l_ok where the other's has not). Returns
-// whether c was taken.
+// the other's has not; else cur_l_ok where the other's has not; else
+// gg_chunk_ok). Returns whether c was taken.
 bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c);
 
-// Whether g is in found with a layout no other can better (dispatch_ok
-// and cur_l_ok): no other layout need be tried on it.
+// Whether g is in found with a layout no other can better (dispatch_ok,
+// cur_l_ok and gg_chunk_ok): no other layout need be tried on it.
 bool settled(const std::vector<VmCandidate> &found, uint64_t g);
 
 // The DWARF register that holds the VM's dispatch table (x86_64 r14) or

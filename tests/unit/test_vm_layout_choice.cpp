@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/dwarf_layout.h"
 #include "analyzer/locate/vm_locator.h"
 
 using namespace ljcore;
@@ -50,10 +51,11 @@ constexpr uint64_t gg = 0x7f0000001000;   // GG_State
 constexpr uint64_t code = 0x555555560000; // the VM's handlers
 
 // A GG_State as lj_state_new leaves it, laid out as ly says, with its
-// dispatch table of 64 handlers filled unless told otherwise.
+// dispatch table of 64 handlers filled unless told otherwise. The word
+// before it, where an allocator keeps the chunk's size, is zero.
 BufferMemory vm_memory(const lj_layout &ly, bool dispatch)
 {
-	BufferMemory mem(gg, 64 << 10);
+	BufferMemory mem(gg - 16, 64 << 10);
 	const uint64_t g = gg + ly.gg_g;
 	mem.put<uint64_t>(g + ly.g_mainthref, gg);
 	mem.put<uint64_t>(gg + ly.L_glref, g);
@@ -101,4 +103,50 @@ TEST_CASE("a VM whose dispatch table was overwritten is still found")
 	std::vector<VmCandidate> found;
 	CHECK(add_candidate(found, *c));
 	CHECK(found.size() == 1);
+}
+
+TEST_CASE("tables that differ only in sizeof(GG_State) are told apart by its allocation")
+{
+	const lj_layout &older = layout_named("upstream 20251110 gc64 x64");
+	const lj_layout &newer = layout_named("upstream 20260720 gc64 x64");
+	REQUIRE(layout_difference_count(older, newer) == 1);
+	REQUIRE(older.gg_size != newer.gg_size);
+	const uint64_t g = gg + older.gg_g;
+	auto candidates = [&](const BufferMemory &mem) {
+		auto a = check_global_state(LuaMemory(mem, older), g, "test");
+		auto b = check_global_state(LuaMemory(mem, newer), g, "test");
+		REQUIRE(a.has_value());
+		REQUIRE(b.has_value());
+		return std::pair{*a, *b};
+	};
+
+	// lj_alloc.c's chunk for the older GG_State: its size plus the
+	// header word, rounded up to 8, with the in-use flags set.
+	BufferMemory mem = vm_memory(older, true);
+	mem.put<uint64_t>(gg - 8, ((older.gg_size + 8 + 7) & ~uint64_t(7)) | 3);
+	mem.put<uint64_t>(g + older.g_cur_L, gg); // the main thread runs
+	auto [as_older, as_newer] = candidates(mem);
+	CHECK(as_older.gg_chunk_ok);
+	CHECK_FALSE(as_newer.gg_chunk_ok);
+	for (bool older_first : {true, false}) {
+		std::vector<VmCandidate> found;
+		add_candidate(found, older_first ? as_older : as_newer);
+		add_candidate(found, older_first ? as_newer : as_older);
+		REQUIRE(found.size() == 1);
+		CHECK(found[0].layout == &older);
+		CHECK(settled(found, g));
+	}
+
+	// No header (another allocator, or a snapshot that did not keep the
+	// word): neither is preferred, the first tried stays, and both are
+	// tried.
+	BufferMemory bare = vm_memory(older, true);
+	auto [bare_older, bare_newer] = candidates(bare);
+	CHECK_FALSE(bare_older.gg_chunk_ok);
+	CHECK_FALSE(bare_newer.gg_chunk_ok);
+	std::vector<VmCandidate> found;
+	add_candidate(found, bare_newer);
+	CHECK_FALSE(settled(found, g));
+	CHECK_FALSE(add_candidate(found, bare_older));
+	CHECK(found[0].layout == &newer);
 }
