@@ -101,17 +101,21 @@ bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
 // in the word before it, with flags in the low three bits. A chunk is the
 // size asked for plus that word, rounded up to 8 bytes (lj_alloc.c) or 16
 // (glibc), and up to a minimum chunk (32 bytes) more when the rest of a
-// free chunk was too small to split off. Allocators without such a header
-// (jemalloc) fit no layout, and then none is preferred for it.
-bool gg_chunk_fits(const LuaMemory &mem, uint64_t gg)
+// free chunk was too small to split off.
+VmCandidate::ChunkFit gg_chunk_fit(const LuaMemory &mem, uint64_t gg)
 {
+	using enum VmCandidate::ChunkFit;
 	constexpr uint64_t word = 8, slack = 16 + 32;
+	// Every table's GG_State is 2.7 to 6.4 KB: a word that names no chunk
+	// of 1 to 64 KB is not its header (jemalloc keeps none there).
+	constexpr uint64_t least_chunk = 1 << 10, most_chunk = 64 << 10;
+	const uint64_t gg_size = mem.layout().gg_size;
 	auto head = mem.memory().read_value<uint64_t>(gg - word);
-	if (!head)
-		return false;
-	const uint64_t chunk = *head & ~uint64_t(7);
-	const uint64_t least = mem.layout().gg_size + word;
-	return chunk >= least && chunk - least < slack;
+	const uint64_t chunk = head ? *head & ~uint64_t(7) : 0;
+	if (gg_size == 0 || chunk < least_chunk || chunk > most_chunk)
+		return unknown;
+	const uint64_t least = gg_size + word;
+	return chunk >= least && chunk - least < slack ? fits : differs;
 }
 
 } // namespace
@@ -174,8 +178,8 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 	c.dispatch_ok = dispatch_table_fits(mem, g);
 	if (c.dispatch_ok)
 		c.checks.push_back("dispatch table points into code");
-	c.gg_chunk_ok = gg_chunk_fits(mem, g - ly.gg_g);
-	if (c.gg_chunk_ok)
+	c.gg_chunk = gg_chunk_fit(mem, g - ly.gg_g);
+	if (c.gg_chunk == VmCandidate::ChunkFit::fits)
 		c.checks.push_back("GG_State's allocation is sizeof(GG_State)");
 	return c;
 }
@@ -188,10 +192,15 @@ namespace {
 // that explains most is kept.
 int fit(const VmCandidate &c)
 {
-	return 4 * c.dispatch_ok + 2 * c.cur_l_ok + c.gg_chunk_ok;
+	return 4 * c.dispatch_ok + 2 * c.cur_l_ok + (c.gg_chunk == VmCandidate::ChunkFit::fits);
 }
-// All three: no other layout can explain that g better.
-constexpr int full_fit = 7;
+
+// No other layout can explain that g better: the dispatch table, a live
+// cur_L, and a GG_State chunk that fits, or that no layout could ask.
+bool fits_fully(const VmCandidate &c)
+{
+	return c.dispatch_ok && c.cur_l_ok && c.gg_chunk != VmCandidate::ChunkFit::differs;
+}
 
 } // namespace
 
@@ -213,7 +222,7 @@ bool settled(const std::vector<VmCandidate> &found, uint64_t g)
 {
 	for (auto &c : found)
 		if (c.g == g)
-			return fit(c) == full_fit;
+			return fits_fully(c);
 	return false;
 }
 
@@ -267,7 +276,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 					}
 					c->thread = t;
 					c->frame = i;
-					bool full = fit(*c) == full_fit;
+					bool full = fits_fully(*c);
 					add_candidate(found, std::move(*c));
 					// No other layout can explain this value better:
 					// another g from it would be a second reading of

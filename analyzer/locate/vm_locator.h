@@ -24,10 +24,12 @@ struct VmCandidate {
 	// epochs apart when one keeps cur_L where the other keeps jit_base,
 	// null outside a trace.
 	bool cur_l_ok = false;
-	// The allocator's chunk that holds GG_State has the size its
-	// sizeof(GG_State) asks for: what tells two epochs apart whose
-	// tables differ only there (GG_State grew by the JIT's state alone).
-	bool gg_chunk_ok = false;
+	// What the allocator's chunk that holds GG_State says of the layout's
+	// sizeof(GG_State): what tells two epochs apart whose tables differ
+	// only there. Unknown when there is no chunk header to ask (another
+	// allocator, or a snapshot that did not keep the word before it).
+	enum class ChunkFit { fits, differs, unknown };
+	ChunkFit gg_chunk = ChunkFit::unknown;
 	// Where the DISPATCH register pointed at it, if that is how.
 	std::optional<size_t> thread, frame;
 };
@@ -57,11 +59,12 @@ Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::
 // Adds c to found unless its g is there already, in which case c replaces
 // that one only if its layout explains more of the VM (dispatch_ok where
 // the other's has not; else cur_l_ok where the other's has not; else
-// gg_chunk_ok). Returns whether c was taken.
+// its GG_State chunk fits). Returns whether c was taken.
 bool add_candidate(std::vector<VmCandidate> &found, VmCandidate c);
 
 // Whether g is in found with a layout no other can better (dispatch_ok,
-// cur_l_ok and gg_chunk_ok): no other layout need be tried on it.
+// cur_l_ok, and a GG_State chunk that fits or cannot be asked): no other
+// layout need be tried on it.
 bool settled(const std::vector<VmCandidate> &found, uint64_t g);
 
 // The DWARF register that holds the VM's dispatch table (x86_64 r14) or

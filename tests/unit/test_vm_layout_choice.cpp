@@ -126,11 +126,14 @@ TEST_CASE("tables that differ only in sizeof(GG_State) are told apart by its all
 	mem.put<uint64_t>(gg - 8, ((older.gg_size + 8 + 7) & ~uint64_t(7)) | 3);
 	mem.put<uint64_t>(g + older.g_cur_L, gg); // the main thread runs
 	auto [as_older, as_newer] = candidates(mem);
-	CHECK(as_older.gg_chunk_ok);
-	CHECK_FALSE(as_newer.gg_chunk_ok);
+	using enum VmCandidate::ChunkFit;
+	CHECK(as_older.gg_chunk == fits);
+	CHECK(as_newer.gg_chunk == differs);
 	for (bool older_first : {true, false}) {
 		std::vector<VmCandidate> found;
 		add_candidate(found, older_first ? as_older : as_newer);
+		// A chunk that does not fit leaves the search open.
+		CHECK(settled(found, g) == older_first);
 		add_candidate(found, older_first ? as_newer : as_older);
 		REQUIRE(found.size() == 1);
 		CHECK(found[0].layout == &older);
@@ -138,15 +141,23 @@ TEST_CASE("tables that differ only in sizeof(GG_State) are told apart by its all
 	}
 
 	// No header (another allocator, or a snapshot that did not keep the
-	// word): neither is preferred, the first tried stays, and both are
-	// tried.
+	// word): neither is preferred, and the first that fits the rest settles
+	// the search, as no other can do better.
 	BufferMemory bare = vm_memory(older, true);
+	bare.put<uint64_t>(g + older.g_cur_L, gg);
 	auto [bare_older, bare_newer] = candidates(bare);
-	CHECK_FALSE(bare_older.gg_chunk_ok);
-	CHECK_FALSE(bare_newer.gg_chunk_ok);
+	CHECK(bare_older.gg_chunk == unknown);
+	CHECK(bare_newer.gg_chunk == unknown);
 	std::vector<VmCandidate> found;
 	add_candidate(found, bare_newer);
-	CHECK_FALSE(settled(found, g));
+	CHECK(settled(found, g));
 	CHECK_FALSE(add_candidate(found, bare_older));
 	CHECK(found[0].layout == &newer);
+
+	// A word that is no chunk header of a GG_State (a pointer, say) is
+	// not asked either.
+	bare.put<uint64_t>(gg - 8, gg + 0x40);
+	auto [ptr_older, ptr_newer] = candidates(bare);
+	CHECK(ptr_older.gg_chunk == unknown);
+	CHECK(ptr_newer.gg_chunk == unknown);
 }
