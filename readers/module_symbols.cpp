@@ -121,8 +121,12 @@ bool ModuleSymbols::read_table_data(Dwfl_Module *mod, size_t n, size_t first_glo
 	    shdr.sh_info != first_global || syms->d_type != ELF_T_SYM ||
 	    syms->d_size / sizeof(Elf64_Sym) < n)
 		return false;
+	// libdwfl takes the string table only if elf_strptr accepts it (else
+	// it reads .dynsym through the program headers); a name runs to a NUL
+	// inside the data only if the data ends with one.
 	Elf_Data *strings = elf_getdata(elf_getscn(elf, shdr.sh_link), nullptr);
-	if (!strings || !strings->d_buf)
+	if (!elf_strptr(elf, shdr.sh_link, 0) || !strings || !strings->d_buf ||
+	    strings->d_size == 0 || static_cast<const char *>(strings->d_buf)[strings->d_size - 1])
 		return false;
 
 	const auto *sym = static_cast<const Elf64_Sym *>(syms->d_buf);

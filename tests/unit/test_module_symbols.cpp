@@ -1,7 +1,8 @@
 // ModuleSymbols reads a module's symbol table as libdwfl does and chooses
-// the symbol covering an address as dwfl_module_addrinfo does. The oracle is libdwfl itself, asked
-// about the modules of the bundled example core (the LuaJIT binary with its symbol table, whose
-// interpreter labels have no size, and this machine's C library where its build-id matches) at
+// the symbol covering an address as dwfl_module_addrinfo does. The oracle
+// is libdwfl itself, asked about the modules of the bundled example core
+// (the LuaJIT binary with its symbol table, whose interpreter labels have
+// no size, and this machine's C library where its build-id matches) at
 // every symbol's edges and across each module's whole range.
 #include <doctest/doctest.h>
 
@@ -67,6 +68,7 @@ TEST_CASE("a module's symbol table answers as dwfl_module_addrinfo does")
 	REQUIRE(session.has_value());
 	const NativeSession &native = *session->native;
 	size_t modules_with_symbols = 0, modules_read_directly = 0, compared = 0, labels = 0;
+	bool luajit_read_directly = false;
 	for (const ModuleInfo &m : native.modules()) {
 		Dwfl_Module *mod = native.module_at(m.low);
 		if (!mod || dwfl_module_getsymtab(mod) <= 0)
@@ -77,6 +79,8 @@ TEST_CASE("a module's symbol table answers as dwfl_module_addrinfo does")
 		const ModuleSymbols &table = native.symbols_of(mod);
 		const ModuleSymbols reference(mod, ModuleSymbols::Reader::libdwfl);
 		modules_read_directly += table.read_directly();
+		if (m.name.ends_with("luajit"))
+			luajit_read_directly = table.read_directly();
 		for (uint64_t addr : probe_addresses(mod, m)) {
 			std::string want = dwfl_answer(mod, addr);
 			INFO(m.name << " at " << addr);
@@ -89,9 +93,11 @@ TEST_CASE("a module's symbol table answers as dwfl_module_addrinfo does")
 	MESSAGE(compared << " addresses in " << modules_with_symbols << " modules ("
 			 << modules_read_directly << " tables read from ELF data), " << labels
 			 << " of them answered by a symbol without a size");
-	// The example's luajit at least, with its sizeless interpreter labels.
+	// The example's luajit at least, with its sizeless interpreter labels,
+	// and read from its ELF data (a C library with a .gnu_debugdata table,
+	// as other distributions ship, would be read through libdwfl).
 	CHECK(modules_with_symbols >= 1);
-	CHECK(modules_read_directly == modules_with_symbols);
+	CHECK(luajit_read_directly);
 	CHECK(labels > 0);
 	CHECK(compared > 10000);
 }
