@@ -66,9 +66,14 @@ public:
 		for (const Dwarf_Die &e : enums_)
 			if (auto v = enumerator_in(e, name))
 				return v;
+		// The enumerations passed are kept too: the next name asked for
+		// may be in one of them, and the walk does not come back.
 		std::optional<int64_t> v;
 		while (!v && walk_next_cu([&](Dwarf_Die die) {
-			if (!v && dwarf_tag(&die) == DW_TAG_enumeration_type)
+			if (dwarf_tag(&die) != DW_TAG_enumeration_type)
+				return;
+			enums_.push_back(die);
+			if (!v)
 				v = enumerator_in(die, name);
 		}))
 			;
@@ -86,6 +91,8 @@ private:
 	// The offset of the CU whose code holds addr, through .debug_aranges.
 	// Much cheaper than cu_named: GCC numbers a CU DIE's abbreviation
 	// last, so reading a CU's name parses its whole abbreviation table.
+	// (Should the CU found not be lj_gc.c's, as in an LTO build, the walk
+	// goes on through the others: slower, not wrong.)
 	std::optional<Dwarf_Off> cu_at(Dwarf_Addr addr)
 	{
 		Dwarf_Die cu;
@@ -558,24 +565,25 @@ DwarfLayouts layouts_from_dwarf(Dwarf *dw, Arch arch, Dwarf_Addr gc_code)
 	X(L_glref)                                                                                   \
 	X(L_base)                                                                                    \
 	X(L_top)                                                                                     \
-	X(L_maxstack) X(L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(               \
-		g_strempty) X(g_vmstate) X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total)       \
-		X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(   \
-			g_str_mask) X(g_str_num) X(g_tmpbuf) X(g_ctype_state) X(g_registrytv)        \
-			X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f) X(fn_uvptr) X(fnc_size) X(       \
-				fnl_size) X(pt_size) X(pt_numparams) X(pt_framesize) X(pt_sizebc)    \
-				X(pt_k) X(pt_sizekgc) X(pt_sizeuv) X(pt_flags) X(pt_chunkname) X(    \
-					pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)      \
-					X(pt_varinfo) X(pt_sizept) X(str_len) X(str_size) X(         \
-						tab_colo) X(tab_array) X(tab_metatable)              \
-						X(tab_node) X(tab_asize) X(tab_hmask) X(             \
-							tab_size) X(node_size) X(ud_len) X(ud_size)  \
-							X(cd_ctypeid) X(cd_size) X(uv_size) X(       \
-								uv_v) X(ctype_size) X(cts_tab)       \
-								X(cts_sizetab) X(cts_cb_sizeid) X(   \
-									cts_size) X(gg_g)            \
-									X(gg_dispatch) X(gg_size) X( \
-										L_size) X(cf_nres)   \
+	X(L_maxstack)                                                                                \
+	X(L_stack) X(L_cframe) X(L_stacksize) X(L_openupval) X(L_env) X(g_strempty) X(g_vmstate) X(  \
+		g_mainthref) X(g_cur_L) X(g_jit_base) X(g_gc_total) X(g_gc_root) X(g_gc_mmudata)     \
+		X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_str_tab) X(g_str_mask) X(g_str_num) X(     \
+			g_tmpbuf) X(g_ctype_state) X(g_registrytv) X(fn_ffid) X(fn_nupvalues)        \
+			X(fn_pc) X(fn_f) X(fn_uvptr) X(fnc_size) X(fnl_size) X(pt_size) X(           \
+				pt_numparams) X(pt_framesize) X(pt_sizebc) X(pt_k) X(pt_sizekgc)     \
+				X(pt_sizeuv) X(pt_flags) X(pt_chunkname) X(pt_firstline) X(          \
+					pt_numline) X(pt_lineinfo) X(pt_uvinfo) X(pt_varinfo)        \
+					X(pt_sizept) X(str_len) X(str_size) X(tab_colo) X(           \
+						tab_array) X(tab_metatable) X(tab_node) X(tab_asize) \
+						X(tab_hmask) X(tab_size) X(node_size) X(ud_len) X(   \
+							ud_size) X(cd_ctypeid) X(cd_size)            \
+							X(uv_size) X(uv_v) X(ctype_size) X(          \
+								cts_tab) X(cts_sizetab)              \
+								X(cts_cb_sizeid) X(cts_size) X(      \
+									gg_g) X(gg_dispatch)         \
+									X(gg_size) X(L_size) X(      \
+										cf_nres)             \
 										X(cf_prev) X(cf_l)   \
 											X(cf_pc)
 #define LJ_TRACE_LAYOUT_FIELDS(X)                                                                  \
@@ -587,10 +595,11 @@ DwarfLayouts layouts_from_dwarf(Dwarf *dw, Arch arch, Dwarf_Addr gc_code)
 	X(J_irtoplim)                                                                              \
 	X(J_irbotlim)                                                                              \
 	X(J_sizesnap)                                                                              \
-	X(J_sizesnapmap) X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap)    \
-		X(T_snapmap) X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode) X(T_mcloop)         \
-			X(T_nchild) X(T_spadjust) X(T_traceno) X(T_link) X(T_root) X(T_nextroot)   \
-				X(T_nextside) X(T_linktype)
+	X(J_sizesnapmap)                                                                           \
+	X(T_size) X(T_nsnap) X(T_nins) X(T_ir) X(T_nk) X(T_nsnapmap) X(T_snap) X(T_snapmap)        \
+		X(T_startpt) X(T_startpc) X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild)          \
+			X(T_spadjust) X(T_traceno) X(T_link) X(T_root) X(T_nextroot) X(T_nextside) \
+				X(T_linktype)
 
 std::vector<std::string> layout_differences(const lj_layout &a, const lj_layout &b)
 {
