@@ -329,7 +329,7 @@ int run(int argc, char **argv)
 				       : backend == "userspace" ? Backend::userspace
 								: Backend::automatic;
 		using Alloc = ProfileOptions::Alloc;
-		if (alloc_opt->count())
+		if (alloc_opt && alloc_opt->count())
 			prof.options.alloc = alloc == "all" ? Alloc::all : Alloc::outstanding;
 		return profile_command(prof);
 	}

@@ -12,7 +12,7 @@ set -euo pipefail
 
 mb=${1:-450}
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-rm -f pause.txt
+rm -f pause.txt speed.json  # speed.json: the single file of older versions
 
 crash_into core.big fill.log fill_heap.lua MB="$mb"
 echo "core: $(du -h --apparent-size core.big | cut -f1) ($(cat fill.log 2>/dev/null))"
