@@ -47,19 +47,33 @@ void ModuleSymbols::add(const Symbol &sym, uint32_t shndx, unsigned char info)
 			    type != STT_SECTION && type != STT_FILE && type != STT_TLS});
 }
 
-// Index 0 is the null symbol. Without a table of locals (first_global 0:
-// only .dynsym, read through the program headers) every entry is searched
-// as a global, and the locals' range is empty. What no lookup could return,
-// by name or address, is left out: it cannot change any choice either.
-void ModuleSymbols::read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t first_global)
+// Symbols 1 to n - 1 in table order, each through read_symbol(i), which
+// adds it or not and returns false to give the table up. Index 0 is the
+// null symbol. Without a table of locals (first_global 0: only .dynsym,
+// read through the program headers) every entry is searched as a global,
+// and the locals' range is empty. What no lookup could return, by name or
+// address, is left out: it cannot change any choice either.
+template <typename ReadSymbol>
+bool ModuleSymbols::read_entries(size_t n, size_t first_global, ReadSymbol read_symbol)
 {
 	entries_.clear();
 	entries_.reserve(n);
-	size_t globals_from = std::max<size_t>(first_global, 1);
+	const size_t globals_from = std::max<size_t>(first_global, 1);
 	first_global_ = 0;
 	for (size_t i = 1; i < n; i++) {
 		if (i == globals_from)
 			first_global_ = entries_.size();
+		if (!read_symbol(i))
+			return false;
+	}
+	if (globals_from >= n)
+		first_global_ = entries_.size();
+	return true;
+}
+
+void ModuleSymbols::read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t first_global)
+{
+	read_entries(n, first_global, [&](size_t i) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		GElf_Word shndx;
@@ -67,9 +81,8 @@ void ModuleSymbols::read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t firs
 							   nullptr, nullptr);
 		if (name && *name && sym.st_shndx != SHN_UNDEF)
 			add({name, value, sym.st_size}, shndx, sym.st_info);
-	}
-	if (globals_from >= n)
-		first_global_ = entries_.size();
+		return true;
+	});
 }
 
 // dwfl_module_getsym_info costs a section header lookup and a backend call
@@ -148,23 +161,17 @@ bool ModuleSymbols::read_table_data(Dwfl_Module *mod, size_t n, size_t first_glo
 	if (sym[1].st_name >= strings->d_size || names + sym[1].st_name != first_name ||
 	    place(sym[1]).first != first_value)
 		return false;
-	entries_.reserve(n);
-	size_t globals_from = std::max<size_t>(first_global, 1);
-	for (size_t i = 1; i < n; i++) {
-		if (i == globals_from)
-			first_global_ = entries_.size();
+	return read_entries(n, first_global, [&](size_t i) {
 		const Elf64_Sym &s = sym[i];
 		if (s.st_shndx == SHN_XINDEX)
 			return false;
 		if (s.st_shndx == SHN_UNDEF || s.st_name >= strings->d_size || !names[s.st_name])
-			continue;
+			return true;
 		auto [value, in_alloc] = place(s);
 		add({names + s.st_name, value, s.st_size}, in_alloc ? s.st_shndx : uint32_t(-1),
 		    s.st_info);
-	}
-	if (globals_from >= n)
-		first_global_ = entries_.size();
-	return true;
+		return true;
+	});
 }
 
 // The modules of a core or a process are ET_EXEC or ET_DYN: their

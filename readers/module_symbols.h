@@ -59,6 +59,8 @@ private:
 	struct Search;
 
 	void add(const Symbol &sym, uint32_t shndx, unsigned char info);
+	template <typename ReadSymbol>
+	bool read_entries(size_t n, size_t first_global, ReadSymbol read_symbol);
 	void read_through_libdwfl(Dwfl_Module *mod, size_t n, size_t first_global);
 	bool read_table_data(Dwfl_Module *mod, size_t n, size_t first_global);
 	void read_sections(Elf *elf, uint64_t bias);
