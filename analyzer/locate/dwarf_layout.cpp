@@ -467,7 +467,7 @@ Expected<lj_layout> read_layout(StructIndex &structs, Arch arch)
 	ly.gg_size = m.size("GG_State");
 	if (!m.missing().empty())
 		return fail("DWARF lacks " + m.missing());
-	set_cframe(ly, arch, ly.vmstates == 9);
+	set_cframe(ly, arch, LJ_LAYOUT_TARANTOOL(&ly));
 	return ly;
 }
 
