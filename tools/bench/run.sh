@@ -35,19 +35,18 @@ hyperfine -N --warmup 3 --runs 41 --export-json speed-ljcore.json \
 hyperfine -N --warmup 1 --runs 5 --export-json speed-gdb.json \
   "gdb -batch -nx -ex bt $exe core.big" \
   "${lbt[@]}"
-# hyperfine's summary shows the mean; the brief asks for the median.
-awk -F'"' '/"command"/ {cmd=$4} /"median"/ {split($0, v, ": "); sub(",", "", v[2]);
-  printf "median %8.1f ms  %s\n", v[2] * 1000, cmd}' speed-ljcore.json speed-gdb.json |
-  tee speed.txt
-if ((${#lbt[@]})); then
-  python3 - speed-ljcore.json speed-gdb.json <<'PY' | tee -a speed.txt
+# hyperfine's summary shows the mean; the brief asks for the median. With
+# lbt run, bt's ratio to it too.
+python3 - speed-ljcore.json speed-gdb.json <<'PY' | tee speed.txt
 import json, sys
 median = {r["command"]: r["median"] for f in sys.argv[1:] for r in json.load(open(f))["results"]}
+for command, seconds in median.items():
+    print("median %8.1f ms  %s" % (seconds * 1000, command))
 bt = next(v for k, v in median.items() if k.endswith(" bt core.big"))
-lbt = next(v for k, v in median.items() if " -ex lbt " in k)
-print("bt / (gdb + lbt): %.4f" % (bt / lbt))
+lbt = next((v for k, v in median.items() if " -ex lbt " in k), None)
+if lbt:
+    print("bt / (gdb + lbt): %.4f" % (bt / lbt))
 PY
-fi
 for cmd in "$ljcore analyze core.big" "gdb -batch -nx -ex bt $exe core.big"; do
   /usr/bin/time -v $cmd >/dev/null 2>time.log || true
   printf '%s: max RSS %s kB\n' "${cmd%% *}" \
