@@ -13,7 +13,7 @@
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/traces/trace_frames.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"

@@ -8,7 +8,7 @@
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/values/lua_locals.h"
 #include "analyzer/values/lua_print.h"
-#include "analyzer/model.h"
+#include "analyzer/model/analysis.h"
 #include "readers/elf_core.h"
 #include "readers/error.h"
 #include "readers/live_process.h"

@@ -1,7 +1,7 @@
 // debug.traceback() as LuaJIT formats it (luaL_traceback in lj_debug.c).
 #include <climits>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/model/lua_text.h"
 #include "cli/render.h"
 
 namespace ljcore {

@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "analyzer/model.h"
+#include "analyzer/model/analysis.h"
 
 namespace ljcore {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "analyzer/profile/profile_model.h"
+#include "analyzer/model/profile_model.h"
 
 namespace ljcore {
 

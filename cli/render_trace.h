@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/model.h"
+#include "analyzer/model/analysis.h"
 
 namespace ljcore {
 

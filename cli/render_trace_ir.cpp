@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/model/lua_text.h"
 #include "analyzer/traces/ir_ops.h"
 #include "cli/render_bytes.h"
 #include "cli/render_trace.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/model/lua_text.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 

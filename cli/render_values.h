@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/values/value_model.h"
+#include "analyzer/model/value_model.h"
 
 namespace ljcore {
 

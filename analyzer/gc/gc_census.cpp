@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "analyzer/gc/gc_sizes.h"
-#include "analyzer/lj_limits.h"
+#include "analyzer/lua/limits.h"
 #include "analyzer/locate/builtin_layouts.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
 

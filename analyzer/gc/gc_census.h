@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "analyzer/gc/gc_model.h"
-#include "analyzer/lua_memory.h"
+#include "analyzer/model/gc_model.h"
+#include "analyzer/lua/lua_memory.h"
 
 namespace ljcore {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/gc/gc_model.h"
+#include "analyzer/model/gc_model.h"
 
 namespace ljcore {
 

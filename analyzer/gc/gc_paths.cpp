@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "analyzer/gc/gc_sizes.h"
-#include "analyzer/lj_limits.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/limits.h"
+#include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "analyzer/gc/gc_census.h"
-#include "analyzer/gc/gc_model.h"
-#include "analyzer/lua_memory.h"
+#include "analyzer/model/gc_model.h"
+#include "analyzer/lua/lua_memory.h"
 
 namespace ljcore {
 

@@ -7,7 +7,7 @@
 #include <gelf.h>
 
 #include "analyzer/locate/layout_versions.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/model.h"
+#include "analyzer/model/analysis.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {

@@ -4,7 +4,7 @@
 #include <array>
 #include <charconv>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {

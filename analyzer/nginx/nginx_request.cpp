@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <expected>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/values/lua_path.h"
 #include "analyzer/values/lua_table.h"
 #include "analyzer/values/lua_values.h"

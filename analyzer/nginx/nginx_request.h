@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/analysis.h"
 #include "analyzer/nginx/nginx_layouts.h"
 
 namespace ljcore {

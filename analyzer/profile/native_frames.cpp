@@ -3,7 +3,7 @@
 #include <cstring>
 #include <optional>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "analyzer/stack/lua_runs.h"
 
 namespace ljcore {

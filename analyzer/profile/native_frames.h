@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/profile/profile_model.h"
+#include "analyzer/model/profile_model.h"
 #include "analyzer/stack/lua_stack.h"
 #include "luajit/bpf/profile_sample.h"
 #include "readers/native_stack.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analyzer/analyze.h"
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "analyzer/profile/profiler.h"
 #include "luajit/bpf/profile_sample.h"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "analyzer/profile/profile_model.h"
+#include "analyzer/model/profile_model.h"
 #include "readers/error.h"
 
 namespace ljcore {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/profile/profile_model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/profile_model.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/traces/trace_frames.h"
 #include "analyzer/traces/traces.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/profile/profile_model.h"
+#include "analyzer/model/profile_model.h"
 #include "analyzer/profile/sample_namer.h"
 
 namespace ljcore {

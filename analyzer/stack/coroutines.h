@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "readers/error.h"
 
 namespace ljcore {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "luajit/bytecode.h"
 
 namespace ljcore {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/analysis.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {

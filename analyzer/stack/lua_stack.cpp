@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
 

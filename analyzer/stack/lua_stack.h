@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/analysis.h"
 #include "analyzer/traces/trace_frames.h"
 
 namespace ljcore {

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/traces/ir_ops.h"
-#include "analyzer/values/tvalue.h"
+#include "analyzer/lua/tvalue.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {

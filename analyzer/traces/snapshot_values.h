@@ -9,15 +9,15 @@
 #include <map>
 #include <string>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/traces/trace_model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/trace_model.h"
 #include "readers/native_stack.h"
 #include "readers/target.h"
 
 namespace ljcore {
 
 struct SnapshotSlot {
-	uint64_t raw = 0;    // the TValue, a raw word (analyzer/values/tvalue.h)
+	uint64_t raw = 0;    // the TValue, a raw word (analyzer/lua/tvalue.h)
 	std::string missing; // why there is none: the value is not guessed
 };
 

@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/traces/ir_ops.h"
 #include "luajit/frame.h"
 #include "luajit/trace_layout.h"

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "analyzer/traces/snapshot_values.h"
-#include "analyzer/traces/trace_model.h"
+#include "analyzer/model/trace_model.h"
 #include "readers/error.h"
 
 namespace ljcore {

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "analyzer/traces/disasm.h"
-#include "analyzer/lua_memory.h"
-#include "analyzer/traces/trace_model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/trace_model.h"
 
 namespace ljcore {
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "analyzer/lj_limits.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/limits.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/traces/ir_ops.h"
 #include "luajit/layout.h"
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/stack/lua_symbolize.h"
-#include "analyzer/traces/trace_model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/lua_debug.h"
+#include "analyzer/model/trace_model.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "analyzer/values/lua_table.h"
-#include "analyzer/values/tvalue.h"
+#include "analyzer/lua/tvalue.h"
 #include "luajit/bytecode.h"
 
 namespace ljcore {

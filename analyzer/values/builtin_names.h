@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 
 namespace ljcore {
 

@@ -1,6 +1,6 @@
 #include "analyzer/values/lua_locals.h"
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "luajit/frame.h"
 
 namespace ljcore {

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/analysis.h"
 #include "analyzer/traces/snapshot_values.h"
 #include "analyzer/values/lua_values.h"
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "analyzer/values/lua_table.h"
-#include "analyzer/values/tvalue.h"
+#include "analyzer/lua/tvalue.h"
 
 namespace ljcore {
 

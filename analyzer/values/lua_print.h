@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/analysis.h"
 #include "analyzer/values/lua_path.h"
 #include "analyzer/values/lua_values.h"
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "analyzer/lj_limits.h"
-#include "analyzer/values/tvalue.h"
+#include "analyzer/lua/limits.h"
+#include "analyzer/lua/tvalue.h"
 
 namespace ljcore {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
 #include "analyzer/values/lua_path.h"
 #include "readers/error.h"
 

@@ -4,9 +4,9 @@
 #include <cstring>
 
 #include "analyzer/stack/coroutines.h"
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 #include "analyzer/values/builtin_names.h"
-#include "analyzer/values/tvalue.h"
+#include "analyzer/lua/tvalue.h"
 
 namespace ljcore {
 

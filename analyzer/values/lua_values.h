@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
-#include "analyzer/values/value_model.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/value_model.h"
 
 namespace ljcore {
 

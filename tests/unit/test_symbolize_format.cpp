@@ -1,7 +1,7 @@
 // Formatting rules copied from LuaJIT's behaviour (lj_debug.c, lj_strfmt.c).
 #include <doctest/doctest.h>
 
-#include "analyzer/stack/lua_symbolize.h"
+#include "analyzer/lua/lua_debug.h"
 
 using namespace ljcore;
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/lj_limits.h"
+#include "analyzer/lua/limits.h"
 #include "luajit/layout.h"
 #include "readers/memory.h"
 

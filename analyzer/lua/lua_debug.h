@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua_memory.h"
+#include "analyzer/lua/lua_memory.h"
+#include "analyzer/model/lua_text.h"
 #include "readers/error.h"
 
 namespace ljcore {
@@ -64,8 +65,5 @@ Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Pr
 
 // lj_debug_uvname(): the name of an upvalue, "" without uvinfo.
 Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index);
-
-// lj_strfmt_wptr(): how LuaJIT's "%p" prints a pointer.
-std::string luajit_pointer(uint64_t p);
 
 } // namespace ljcore

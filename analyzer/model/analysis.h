@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/gc/gc_model.h"
-#include "analyzer/traces/trace_model.h"
-#include "analyzer/values/value_model.h"
+#include "analyzer/model/gc_model.h"
+#include "analyzer/model/trace_model.h"
+#include "analyzer/model/value_model.h"
 #include "luajit/layout.h"
 
 namespace ljcore {
