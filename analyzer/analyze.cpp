@@ -111,7 +111,7 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 }
 
 // Every coroutine of the VM with its state, stack, and the one it resumed.
-void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &symbolize,
+void add_coroutines(const Vm &mem, VmResult &v, const CodeSymbolizer &symbolize,
 		    std::vector<std::string> &problems)
 {
 	ThreadList list = list_threads(mem, v.global_state);
@@ -137,7 +137,7 @@ void add_coroutines(const LuaMemory &mem, VmResult &v, const CodeSymbolizer &sym
 }
 
 // The JIT's traces, when the flavour has a JIT we know the layout of.
-TraceSet vm_traces(const LuaMemory &mem, uint64_t g, Arch arch, bool mcode,
+TraceSet vm_traces(const Vm &mem, uint64_t g, Arch arch, bool mcode,
 		   std::vector<std::string> &problems)
 {
 	const lj_trace_layout *tl = builtin_trace_layout(mem.layout());
@@ -174,7 +174,7 @@ struct CompiledCrash {
 	size_t native_frame = 0; // its frame there
 };
 
-std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, int32_t traceno,
+std::optional<CompiledCrash> compiled_frames(const Vm &mem, uint64_t g, int32_t traceno,
 					     const std::vector<NativeStack> &stacks,
 					     const std::vector<ThreadInfo> &threads, Arch arch,
 					     std::vector<std::string> &problems)
@@ -240,7 +240,7 @@ std::optional<CompiledCrash> compiled_frames(const LuaMemory &mem, uint64_t g, i
 // pointer. The CFI computes the frame from it on x86_64; on arm64 from the
 // frame pointer x29, which the interpreter keeps at sp + SAVE_FP_LR_ (192
 // in both forks' vm_arm64.dasc).
-void unwind_below_trace(const LuaMemory &mem, uint64_t g, uint64_t L, Arch arch,
+void unwind_below_trace(const Vm &mem, uint64_t g, uint64_t L, Arch arch,
 			const NativeSession &native, NativeStack &stack, size_t trace_frame,
 			std::vector<std::string> &problems)
 {
@@ -348,7 +348,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 	CodeSymbolizer symbolize = [&native](uint64_t addr) { return native.function_at(addr); };
 	const NginxLayout *nginx = nginx_layout_of(native.modules(), a.evidence);
 	for (auto &c : vms) {
-		LuaMemory mem(target, *c.layout);
+		Vm mem(target, *c.layout, c.g);
 		const lj_layout &ly = *c.layout;
 		VmResult v;
 		v.global_state = c.g;

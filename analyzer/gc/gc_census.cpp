@@ -293,7 +293,7 @@ class StringBatches;
 
 class Census {
 public:
-	Census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &o)
+	Census(const Vm &mem, uint64_t g, const GcCensusOptions &o)
 	    : mem_(mem), ly_(mem.layout()), tl_(builtin_trace_layout(ly_)), g_(g), options_(o),
 	      obj_(mem.memory()), top_(o.top), top_strings_(o.top_strings)
 	{
@@ -350,7 +350,7 @@ private:
 	void add_overheads();
 	std::string describe(const Ranked &r);
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	const lj_layout &ly_;
 	const lj_trace_layout *tl_; // nullptr: a build without the JIT
 	uint64_t g_;
@@ -942,7 +942,7 @@ GcCensus Census::run()
 
 } // namespace
 
-GcCensus gc_census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &options)
+GcCensus gc_census(const Vm &mem, uint64_t g, const GcCensusOptions &options)
 {
 	return Census(mem, g, options).run();
 }

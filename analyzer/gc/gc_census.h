@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "analyzer/model/gc_model.h"
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 
 namespace ljcore {
 
@@ -18,6 +18,6 @@ struct GcCensusOptions {
 // Walks g->gc.root, g->gc.mmudata, the string table and every thread's
 // open upvalues once. Never fails: what could not be read ends one walk
 // and is recorded in GcCensus::problems.
-GcCensus gc_census(const LuaMemory &mem, uint64_t g, const GcCensusOptions &options);
+GcCensus gc_census(const Vm &mem, uint64_t g, const GcCensusOptions &options);
 
 } // namespace ljcore

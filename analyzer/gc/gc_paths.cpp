@@ -212,7 +212,7 @@ private:
 
 class Search {
 public:
-	Search(const LuaMemory &mem, uint64_t g, const GcPathOptions &o)
+	Search(const Vm &mem, uint64_t g, const GcPathOptions &o)
 	    : mem_(mem), ly_(mem.layout()), g_(g), options_(o), seen_(mem.memory())
 	{
 	}
@@ -238,7 +238,7 @@ private:
 	std::string upvalue_name(uint64_t fn, uint32_t index);
 	uint64_t registry_field(uint64_t registry, const char *name);
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	const lj_layout &ly_;
 	uint64_t g_;
 	std::vector<std::string> problems_listed_;
@@ -668,7 +668,7 @@ void Search::fill(GcCensus &census)
 
 } // namespace
 
-GcCensus gc_census_with_paths(const LuaMemory &mem, uint64_t g,
+GcCensus gc_census_with_paths(const Vm &mem, uint64_t g,
 			      const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options)
 {

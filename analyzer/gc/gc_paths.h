@@ -6,7 +6,7 @@
 
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/model/gc_model.h"
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 
 namespace ljcore {
 
@@ -24,7 +24,7 @@ struct GcPathOptions {
 // census.strings.largest, and census.by_prefix: the bytes of the objects
 // first reached through each root and first key. census.paths_complete
 // says whether the search ran to its end.
-GcCensus gc_census_with_paths(const LuaMemory &mem, uint64_t g,
+GcCensus gc_census_with_paths(const Vm &mem, uint64_t g,
 			      const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options);
 

@@ -76,7 +76,7 @@ namespace {
 // layout of another epoch that puts the table a few entries on, inside
 // it, is told so. A preference, not a condition: a VM whose table was
 // overwritten still has stacks to show.
-bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
+bool dispatch_table_fits(const Vm &mem, uint64_t g)
 {
 	constexpr uint64_t handlers = 64;
 	constexpr uint64_t code_span = 1 << 20;
@@ -102,7 +102,7 @@ bool dispatch_table_fits(const LuaMemory &mem, uint64_t g)
 // size asked for plus that word, rounded up to 8 bytes (lj_alloc.c) or 16
 // (glibc), and up to a minimum chunk (32 bytes) more when the rest of a
 // free chunk was too small to split off.
-VmCandidate::ChunkFit gg_chunk_fit(const LuaMemory &mem, uint64_t gg)
+VmCandidate::ChunkFit gg_chunk_fit(const Vm &mem, uint64_t gg)
 {
 	using enum VmCandidate::ChunkFit;
 	constexpr uint64_t word = 8, slack = 16 + 32;
@@ -126,9 +126,10 @@ void note_rejection(std::optional<Rejection> &closest, Rejection r)
 		closest = std::move(r);
 }
 
-Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by,
+Expected<VmCandidate> check_global_state(const Vm &mem, std::string found_by,
 					 std::optional<Rejection> *closest)
 {
+	const uint64_t g = mem.g();
 	const lj_layout &ly = mem.layout();
 	std::vector<std::string> checks;
 	// What refuses g; a refusal past the first check is worth keeping.
@@ -261,8 +262,8 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 							     : v;
 					if (settled(found, g))
 						continue;
-					LuaMemory mem(memory, *ly);
-					auto c = check_global_state(mem, g, found_by, &closest);
+					auto c = check_global_state(Vm(memory, *ly, g), found_by,
+								    &closest);
 					if (!c) {
 						// Frames outside the VM only pass the
 						// register on: their misses are noise.
@@ -296,14 +297,13 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 		evidence.push_back("symbol globalL: not in any module's symbol table");
 	if (sym) {
 		for (const lj_layout *ly : layouts) {
-			LuaMemory mem(memory, *ly);
 			auto L = memory.read_value<uint64_t>(sym->addr);
 			if (!L || !*L) {
 				evidence.push_back("symbol globalL: " +
 						   (L ? std::string("NULL") : L.error().reason));
 				break;
 			}
-			auto g = mem.ref(*L + ly->L_glref);
+			auto g = read_ref(memory, *ly, *L + ly->L_glref);
 			if (!g)
 				continue;
 			if (settled(found, *g)) {
@@ -312,8 +312,8 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 						c.checks.push_back("also found by symbol globalL");
 				break;
 			}
-			auto c = check_global_state(mem, *g, "symbol globalL in " + sym->module,
-						    &closest);
+			auto c = check_global_state(Vm(memory, *ly, *g),
+						    "symbol globalL in " + sym->module, &closest);
 			if (!c) {
 				evidence.push_back("symbol globalL, layout " +
 						   std::string(ly->name) + ": g " + hex(*g) +

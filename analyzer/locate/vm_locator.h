@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {
@@ -53,7 +53,7 @@ void note_rejection(std::optional<Rejection> &closest, Rejection r);
 // checks passed, whether its dispatch table checks out and whether
 // GG_State's allocation has its size. A refused one
 // goes to closest (when given) if it got further than the one there.
-Expected<VmCandidate> check_global_state(const LuaMemory &mem, uint64_t g, std::string found_by,
+Expected<VmCandidate> check_global_state(const Vm &vm, std::string found_by,
 					 std::optional<Rejection> *closest = nullptr);
 
 // Adds c to found unless its g is there already, in which case c replaces

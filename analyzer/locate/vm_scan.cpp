@@ -15,7 +15,6 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 			const size_t field = ly->g_mainthref;
 			if (bytes.size() < field + ref)
 				continue;
-			LuaMemory mem(target, *ly);
 			// GG_State is allocated with at least pointer alignment.
 			// The word size is a template argument so that the
 			// inner loop compiles to plain loads.
@@ -27,8 +26,9 @@ std::vector<VmCandidate> scan_for_vms(const Target &target,
 					memcpy(&main, bytes.data() + off + field, sizeof main);
 					if (main != Ref(g - ly->gg_g) || settled(found, g))
 						continue;
-					auto c = check_global_state(
-						mem, g, "scan of writable memory", &closest);
+					auto c = check_global_state(Vm(target, *ly, g),
+								    "scan of writable memory",
+								    &closest);
 					if (!c)
 						continue;
 					add_candidate(found, std::move(*c));

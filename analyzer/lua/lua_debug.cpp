@@ -51,7 +51,7 @@ constexpr uint8_t varname_max = 7; // VARNAME__MAX
 
 } // namespace
 
-Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt)
+Expected<Proto> read_proto(const Vm &mem, uint64_t pt)
 {
 	const lj_layout &ly = mem.layout();
 	Proto p;
@@ -90,7 +90,7 @@ Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt)
 	return p;
 }
 
-Expected<Proto> function_proto(const LuaMemory &mem, uint64_t fn)
+Expected<Proto> function_proto(const Vm &mem, uint64_t fn)
 {
 	// GCfuncL.pc points at the first instruction, which follows the
 	// GCproto header (funcproto() in lj_obj.h).
@@ -109,7 +109,7 @@ uint32_t bc_position(const Proto &pt, uint64_t pc)
 	return pos <= pt.sizebc ? uint32_t(pos) : no_bcpos;
 }
 
-Expected<int32_t> proto_line(const LuaMemory &mem, const Proto &pt, uint32_t pos)
+Expected<int32_t> proto_line(const Vm &mem, const Proto &pt, uint32_t pos)
 {
 	if (pos > pt.sizebc || pt.lineinfo == 0)
 		return 0;
@@ -169,7 +169,7 @@ std::string short_source(const std::string &src, int32_t firstline)
 	return out + (builtin ? "]" : "\"]");
 }
 
-Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Proto &pt,
+Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt,
 						  uint32_t pos)
 {
 	std::vector<std::string> live;
@@ -242,7 +242,7 @@ Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Pr
 	}
 }
 
-Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index)
+Expected<std::string> upvalue_name(const Vm &mem, const Proto &pt, uint32_t index)
 {
 	if (pt.uvinfo == 0 || index >= pt.sizeuv)
 		return std::string();
@@ -267,7 +267,7 @@ Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32
 
 namespace {
 
-Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uint32_t index)
+Expected<std::string> constant_string(const Vm &mem, const Proto &pt, uint32_t index)
 {
 	// proto_kgc(pt, ~index): GC constants sit below k, counted downwards.
 	uint64_t at = pt.k - uint64_t(index + 1) * mem.layout().ptrsize;
@@ -285,7 +285,7 @@ Expected<std::string> constant_string(const LuaMemory &mem, const Proto &pt, uin
 // as the scan goes backwards: nothing past the call is read.
 class Bytecode {
 public:
-	Bytecode(const LuaMemory &mem, const Proto &pt) : mem_(mem), pt_(pt) {}
+	Bytecode(const Vm &mem, const Proto &pt) : mem_(mem), pt_(pt) {}
 
 	Expected<uint32_t> at(uint32_t pos)
 	{
@@ -308,14 +308,14 @@ private:
 	// 4 KB: the whole of most functions.
 	static constexpr uint32_t chunk_ins = 1024;
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	const Proto &pt_;
 	std::vector<uint32_t> chunk_;
 	uint32_t first_ = 0;
 };
 
 // lj_debug_slotname(): what the instructions before pos put into slot.
-Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt, Bytecode &bc, uint32_t pos,
+Expected<FunctionName> slot_name(const Vm &mem, const Proto &pt, Bytecode &bc, uint32_t pos,
 				 uint32_t slot)
 {
 	for (;;) {
@@ -382,7 +382,7 @@ Expected<FunctionName> slot_name(const LuaMemory &mem, const Proto &pt, Bytecode
 
 } // namespace
 
-Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller, uint32_t pos)
+Expected<FunctionName> name_from_caller(const Vm &mem, const Proto &caller, uint32_t pos)
 {
 	if (pos >= caller.sizebc)
 		return FunctionName{};

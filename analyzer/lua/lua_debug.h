@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/lua_text.h"
 #include "readers/error.h"
 
@@ -33,15 +33,15 @@ struct Proto {
 
 constexpr uint32_t no_bcpos = ~uint32_t(0);
 
-Expected<Proto> read_proto(const LuaMemory &mem, uint64_t pt);
+Expected<Proto> read_proto(const Vm &mem, uint64_t pt);
 // The GCproto of a Lua function (GCfuncL).
-Expected<Proto> function_proto(const LuaMemory &mem, uint64_t fn);
+Expected<Proto> function_proto(const Vm &mem, uint64_t fn);
 
 // BCPos of a raw pc as debug_framepc() computes it, or no_bcpos.
 uint32_t bc_position(const Proto &pt, uint64_t pc);
 
 // lj_debug_line(): the source line of a bytecode position.
-Expected<int32_t> proto_line(const LuaMemory &mem, const Proto &pt, uint32_t pos);
+Expected<int32_t> proto_line(const Vm &mem, const Proto &pt, uint32_t pos);
 
 // lj_debug_shortname(): "file.lua", "...tail/of/a/long/path.lua",
 // [string "chunk..."].
@@ -54,16 +54,16 @@ struct FunctionName {
 
 // lj_debug_funcname(): how the caller, a Lua function stopped at the call
 // instruction at caller_pos, named the function it called.
-Expected<FunctionName> name_from_caller(const LuaMemory &mem, const Proto &caller,
+Expected<FunctionName> name_from_caller(const Vm &mem, const Proto &caller,
 					uint32_t caller_pos);
 
 // The names of the variables live at a position, in slot order: what
 // debug_varname() gives for slots 0, 1, ... (the varinfo of a stripped
 // function gives none). Slots are reused once a scope ends.
-Expected<std::vector<std::string>> live_variables(const LuaMemory &mem, const Proto &pt,
+Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt,
 						  uint32_t pos);
 
 // lj_debug_uvname(): the name of an upvalue, "" without uvinfo.
-Expected<std::string> upvalue_name(const LuaMemory &mem, const Proto &pt, uint32_t index);
+Expected<std::string> upvalue_name(const Vm &mem, const Proto &pt, uint32_t index);
 
 } // namespace ljcore

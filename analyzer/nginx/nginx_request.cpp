@@ -30,7 +30,7 @@ uint64_t exdata_offset(const lj_layout &ly)
 
 // The request pointer a coroutine's handler would get from
 // ngx_http_lua_get_req(), and where it was found.
-Expected<std::pair<uint64_t, std::string>> request_pointer(const LuaMemory &mem, uint64_t g,
+Expected<std::pair<uint64_t, std::string>> request_pointer(const Vm &mem, uint64_t g,
 							   uint64_t L)
 {
 	const lj_layout &ly = mem.layout();
@@ -127,7 +127,7 @@ Expected<NginxRequest> read_request(const Memory &mem, const NginxLayout &ngx, u
 
 } // namespace
 
-std::vector<NginxRequest> served_requests(const LuaMemory &mem, uint64_t g, const NginxLayout &ngx,
+std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
 					  const std::vector<uint64_t> &Ls,
 					  std::vector<std::string> &evidence)
 {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
 #include "analyzer/nginx/nginx_layouts.h"
 
@@ -18,7 +18,7 @@ namespace ljcore {
 // The requests the coroutines Ls serve, in that order. A coroutine whose
 // request pointer is absent or does not hold up against memory yields no
 // request; why goes to evidence.
-std::vector<NginxRequest> served_requests(const LuaMemory &mem, uint64_t g, const NginxLayout &ngx,
+std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
 					  const std::vector<uint64_t> &Ls,
 					  std::vector<std::string> &evidence);
 

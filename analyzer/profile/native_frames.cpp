@@ -3,7 +3,7 @@
 #include <cstring>
 #include <optional>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/stack/lua_runs.h"
 
 namespace ljcore {
@@ -63,7 +63,7 @@ ProfileFrame native_frame(const NativeFrame &f)
 // A sample in a trace: libdwfl stops at its machine code (no CFI) and goes
 // on from the interpreter's C frame, as the crash path does
 // (jloop_handler()). mem reads the sample's memory.
-void unwind_below_trace(const NativeSession &native, const LuaMemory &mem, uint64_t g,
+void unwind_below_trace(const NativeSession &native, const Vm &mem, uint64_t g,
 			const lj_profile_sample &s, const ThreadRegs &regs, NativeStack &stack)
 {
 	// The trace's own frame: the first in no module (a helper it called,
@@ -105,7 +105,7 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 	regs.sp = s.regs[7];
 	SampleMemory mem(process, s, s.L + ly.L_cframe);
 	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, mem);
-	LuaMemory lmem(mem, ly);
+	Vm lmem(mem, ly, g);
 	if (s.vmstate > 0)
 		unwind_below_trace(native, lmem, g, s, regs, stack);
 	if (stack.frames.empty()) {

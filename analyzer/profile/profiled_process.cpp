@@ -67,7 +67,7 @@ Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused
 		proc->trace_layout = *vm.trace_layout_offsets;
 		proc->layout.jit = &proc->trace_layout;
 	}
-	proc->mem = std::make_unique<LuaMemory>(*proc->live.process, proc->layout);
+	proc->mem = std::make_unique<Vm>(*proc->live.process, proc->layout, vm.global_state);
 	return proc;
 }
 

@@ -1,13 +1,13 @@
 // The processes a profile runs on: pid, or pid and its children (an nginx
 // master's workers), each with its VM found while it was stopped, and a
-// LuaMemory that reads it as it runs.
+// Vm that reads it as it runs.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "analyzer/analyze.h"
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/profile/profiler.h"
 #include "luajit/bpf/profile_sample.h"
 
@@ -21,7 +21,7 @@ struct ProfiledProcess {
 	// analysis's own may have come from DWARF it freed).
 	lj_layout layout{};
 	lj_trace_layout trace_layout{};
-	std::unique_ptr<LuaMemory> mem;
+	std::unique_ptr<Vm> mem;
 };
 
 using ProfiledProcesses = std::vector<std::unique_ptr<ProfiledProcess>>;

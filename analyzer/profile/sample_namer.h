@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/profile_model.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/traces/trace_frames.h"
@@ -38,7 +38,7 @@ class SampleNamer {
 public:
 	// g: the VM's global_State. native: the process's unwinder for
 	// --native, nullptr without.
-	SampleNamer(const LuaMemory &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize,
+	SampleNamer(const Vm &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize,
 		    const NativeSession *native)
 	    : mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize)),
 	      native_(native)
@@ -70,7 +70,7 @@ private:
 	// Appends the frames of a walk, named, root first.
 	void name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	uint64_t g_;
 	unsigned vmstates_;
 	// The traces, read again when a sample's pc is in none of them (the

@@ -21,7 +21,7 @@ uint64_t gc_root_field(const lj_layout &ly)
 constexpr uint64_t gcvmask = (uint64_t(1) << 47) - 1;
 
 // A TValue holding a thread: the lua_State, else 0 (lj_obj.h tvisthread).
-uint64_t thread_of(const LuaMemory &mem, uint64_t tv)
+uint64_t thread_of(const Vm &mem, uint64_t tv)
 {
 	if (mem.layout().gc64) {
 		auto v = mem.value<uint64_t>(tv);
@@ -37,7 +37,7 @@ uint64_t thread_of(const LuaMemory &mem, uint64_t tv)
 
 } // namespace
 
-ThreadList list_threads(const LuaMemory &mem, uint64_t g)
+ThreadList list_threads(const Vm &mem, uint64_t g)
 {
 	const lj_layout &ly = mem.layout();
 	ThreadList out;
@@ -87,7 +87,7 @@ ThreadList list_threads(const LuaMemory &mem, uint64_t g)
 	return out;
 }
 
-std::string coroutine_status(const LuaMemory &mem, uint64_t L, uint64_t current)
+std::string coroutine_status(const Vm &mem, uint64_t L, uint64_t current)
 {
 	const lj_layout &ly = mem.layout();
 	if (L == current)
@@ -108,7 +108,7 @@ std::string coroutine_status(const LuaMemory &mem, uint64_t L, uint64_t current)
 	return *top == *base ? "dead" : "suspended";
 }
 
-uint64_t resumed_thread(const LuaMemory &mem, uint64_t frame_slot, uint64_t func)
+uint64_t resumed_thread(const Vm &mem, uint64_t frame_slot, uint64_t func)
 {
 	// Arguments start at the frame's base, one slot above its link.
 	if (uint64_t co = thread_of(mem, frame_slot + 8))

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "readers/error.h"
 
 namespace ljcore {
@@ -19,14 +19,14 @@ struct ThreadList {
 	uint64_t objects_seen = 0;
 	std::string problem;
 };
-ThreadList list_threads(const LuaMemory &mem, uint64_t g);
+ThreadList list_threads(const Vm &mem, uint64_t g);
 
 // coroutine.status() as lib_base.c decides it: running, suspended,
 // normal (it resumed another one), dead.
-std::string coroutine_status(const LuaMemory &mem, uint64_t L, uint64_t current);
+std::string coroutine_status(const Vm &mem, uint64_t L, uint64_t current);
 
 // The thread a frame's function resumed: the first argument of
 // coroutine.resume, or the upvalue of a coroutine.wrap function. 0 if none.
-uint64_t resumed_thread(const LuaMemory &mem, uint64_t frame_slot, uint64_t func);
+uint64_t resumed_thread(const Vm &mem, uint64_t frame_slot, uint64_t func);
 
 } // namespace ljcore

@@ -28,7 +28,7 @@ struct FrameLink {
 };
 
 // frame_ftsz() and frame_prev() of the frame link at slot f.
-std::optional<FrameLink> frame_link(const LuaMemory &mem, uint64_t f)
+std::optional<FrameLink> frame_link(const Vm &mem, uint64_t f)
 {
 	const lj_layout &ly = mem.layout();
 	FrameLink link;
@@ -59,7 +59,7 @@ std::optional<FrameLink> frame_link(const LuaMemory &mem, uint64_t f)
 // Does leaving the frame with this link leave its C frame too? A C link
 // (lua_call, lua_pcall, lua_cpcall) does, and so does the continuation of
 // an FFI callback (frame_iscont_fficb(): its contv slot holds 1).
-std::optional<bool> owns_cframe(const LuaMemory &mem, uint64_t f, int64_t ftsz)
+std::optional<bool> owns_cframe(const Vm &mem, uint64_t f, int64_t ftsz)
 {
 	const lj_layout &ly = mem.layout();
 	if ((ftsz & frame_type_mask) == frame_c)
@@ -80,7 +80,7 @@ int sp_register(Arch arch)
 
 } // namespace
 
-std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g)
+std::optional<uint64_t> jloop_handler(const Vm &mem, uint64_t g)
 {
 	const lj_layout &ly = mem.layout();
 	uint32_t jloop = 0;
@@ -94,7 +94,7 @@ std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g)
 // top, leaving a C frame whenever a frame owned one, and skipping C frames
 // of lua_cpcall that hold no Lua frame (negative nres: they record how
 // much stack was in use when they were entered).
-FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
+FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack)
 {
 	const lj_layout &ly = mem.layout();
 	FrameCframes out;
@@ -165,7 +165,7 @@ FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack)
 	return out;
 }
 
-std::vector<uint64_t> entered_states(const LuaMemory &mem, uint64_t g,
+std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
 				     const std::vector<NativeStack> &stacks, Arch arch,
 				     const std::vector<uint64_t> &known)
 {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
 #include "readers/native_stack.h"
 
@@ -19,7 +19,7 @@ struct FrameCframes {
 	std::vector<uint64_t> cframe; // one per stack frame
 	std::string problem;
 };
-FrameCframes frame_cframes(const LuaMemory &mem, const LuaStack &stack);
+FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack);
 
 // Groups the frames into runs of one C frame each and places every run at
 // the native frame whose stack pointer is that C frame (the interpreter
@@ -39,14 +39,14 @@ void order_lua_runs(std::vector<ThreadResult> &threads);
 // CFI: the trace runs on the C frame of the interpreter that entered it, so
 // at the interpreter's JLOOP handler (dispatch[BC_JLOOP] in GG_State) with
 // the stack pointer at L->cframe. The handler's address, if readable.
-std::optional<uint64_t> jloop_handler(const LuaMemory &mem, uint64_t g);
+std::optional<uint64_t> jloop_handler(const Vm &mem, uint64_t g);
 
 // lua_States of the VM g, other than those in `known`, that a VM entry on
 // some native stack runs, innermost first: coroutines waiting in
 // coroutine.resume for the running one, or states a C host entered. A
 // native frame counts only when the lua_State its C frame names (CFRAME_L)
 // is a thread of g whose own C-frame chain holds that very C frame.
-std::vector<uint64_t> entered_states(const LuaMemory &mem, uint64_t g,
+std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
 				     const std::vector<NativeStack> &stacks, Arch arch,
 				     const std::vector<uint64_t> &known);
 

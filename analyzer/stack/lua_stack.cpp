@@ -59,7 +59,7 @@ std::string walk_problem(const lj_walk &w, const WalkContext &ctx)
 }
 
 // What lua_getinfo("Sl") says of a frame's own function.
-void describe_function(const LuaMemory &mem, const WalkedFrame &raw, LuaFrame &f,
+void describe_function(const Vm &mem, const WalkedFrame &raw, LuaFrame &f,
 		       const CodeSymbolizer &symbolize)
 {
 	const lj_layout &ly = mem.layout();
@@ -106,7 +106,7 @@ void describe_function(const LuaMemory &mem, const WalkedFrame &raw, LuaFrame &f
 
 } // namespace
 
-LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
 			const CodeSymbolizer &symbolize)
 {
 	LuaStack stack;
@@ -160,7 +160,7 @@ LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
 	return stack;
 }
 
-void name_frames(const LuaMemory &mem, const std::vector<WalkedFrame> &raw,
+void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw,
 		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
 		 LuaStack &stack)
 {

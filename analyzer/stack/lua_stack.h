@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
 #include "analyzer/traces/trace_frames.h"
 
@@ -25,7 +25,7 @@ struct WalkStart {
 // Names a C function pointer (a symbol), empty if unknown.
 using CodeSymbolizer = std::function<std::string(uint64_t)>;
 
-LuaStack walk_lua_stack(const LuaMemory &mem, const WalkStart &start,
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
 			const CodeSymbolizer &symbolize);
 
 // One frame as the walker (luajit/walker.h, struct lj_frame) visits it.
@@ -44,7 +44,7 @@ struct WalkedFrame {
 // instruction of the frame right below, when it links there. The first
 // ncompiled + 1 run in compiled's trace (none without it). For walks made
 // elsewhere, as the profiler's in BPF.
-void name_frames(const LuaMemory &mem, const std::vector<WalkedFrame> &raw,
+void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw,
 		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
 		 LuaStack &stack);
 

@@ -88,7 +88,7 @@ std::vector<uint32_t> last_uses(const Trace &t)
 
 class Restorer {
 public:
-	Restorer(const LuaMemory &mem, const Trace &t, uint32_t snapno, const NativeFrame &f,
+	Restorer(const Vm &mem, const Trace &t, uint32_t snapno, const NativeFrame &f,
 		 const ThreadRegs *vector_regs, Arch arch)
 	    : mem_(mem), t_(t), snapno_(snapno), f_(f), vector_regs_(vector_regs), arch_(arch),
 	      last_use_(last_uses(t)),
@@ -103,7 +103,7 @@ private:
 	SnapshotSlot from_bits(uint8_t type, uint64_t bits) const;
 	SnapshotSlot lost(std::string why) const { return SnapshotSlot{0, std::move(why)}; }
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	const Trace &t_;
 	uint32_t snapno_;
 	const NativeFrame &f_;
@@ -210,7 +210,7 @@ SnapshotSlot Restorer::value(uint32_t ref, int depth) const
 
 } // namespace
 
-SnapshotValues snapshot_values(const LuaMemory &mem, const Trace &t, uint32_t snapno, uint64_t base,
+SnapshotValues snapshot_values(const Vm &mem, const Trace &t, uint32_t snapno, uint64_t base,
 			       const NativeFrame &f, const ThreadRegs *vector_regs, Arch arch)
 {
 	SnapshotValues out;

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/trace_model.h"
 #include "readers/native_stack.h"
 #include "readers/target.h"
@@ -29,7 +29,7 @@ using SnapshotValues = std::map<uint64_t, SnapshotSlot>;
 // (g->jit_base), for a thread at native frame f in the trace's code. Its
 // vector registers (vector_regs) are known only when that is the thread's
 // innermost frame: they are caller-saved, lost to a call out of the trace.
-SnapshotValues snapshot_values(const LuaMemory &mem, const Trace &t, uint32_t snapno, uint64_t base,
+SnapshotValues snapshot_values(const Vm &mem, const Trace &t, uint32_t snapno, uint64_t base,
 			       const NativeFrame &f, const ThreadRegs *vector_regs, Arch arch);
 
 } // namespace ljcore

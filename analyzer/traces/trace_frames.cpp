@@ -89,7 +89,7 @@ Expected<std::vector<SnapFrame>> snapshot_frames(const Trace &t, const TraceSnap
 // lj_record.c rec_upvalue(): op2 is the index << 8 | a hash). A function
 // a snapshot slot holds this way is most often an upvalue of the frame
 // below.
-Expected<uint64_t> ir_object(const LuaMemory &mem, const Trace &t, uint32_t ref, uint64_t slot0,
+Expected<uint64_t> ir_object(const Vm &mem, const Trace &t, uint32_t ref, uint64_t slot0,
 			     int depth = 0)
 {
 	static const int kgc = ir_op("KGC"), sload = ir_op("SLOAD"), uload = ir_op("ULOAD"),
@@ -127,7 +127,7 @@ Expected<uint64_t> ir_object(const LuaMemory &mem, const Trace &t, uint32_t ref,
 
 } // namespace
 
-Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
+Expected<TraceFrames> restore_trace_frames(const Vm &mem, const Trace &t, uint32_t snapno,
 					   uint64_t jit_base, bool memory_current)
 {
 	const lj_layout &ly = mem.layout();

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/traces/snapshot_values.h"
 #include "analyzer/model/trace_model.h"
 #include "readers/error.h"
@@ -39,7 +39,7 @@ struct TraceFrames {
 // stack at jit_base. memory_current: the memory is as the trace left it (a
 // core, a stopped process), so a function the trace loaded, rather than
 // held as a constant, can be read again where it loaded it from.
-Expected<TraceFrames> restore_trace_frames(const LuaMemory &mem, const Trace &t, uint32_t snapno,
+Expected<TraceFrames> restore_trace_frames(const Vm &mem, const Trace &t, uint32_t snapno,
 					   uint64_t jit_base, bool memory_current = true);
 
 } // namespace ljcore

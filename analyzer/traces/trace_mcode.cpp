@@ -27,7 +27,7 @@ std::map<uint64_t, int32_t> x86_exit_stubs(const TraceSet &set, size_t nexits)
 }
 
 // arm64 traces carry their own stubs after their code.
-std::map<uint64_t, int32_t> arm64_exit_stubs(const LuaMemory &mem, const Trace &t)
+std::map<uint64_t, int32_t> arm64_exit_stubs(const Vm &mem, const Trace &t)
 {
 	std::map<uint64_t, int32_t> stubs;
 	uint64_t p = t.mcode + t.szmcode;
@@ -141,7 +141,7 @@ int32_t snapshot_at(const TraceSet &set, const Trace &t, uint64_t ofs)
 	return found;
 }
 
-void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler &dis)
+void annotate_mcode(const Vm &mem, TraceSet &set, Arch arch, Disassembler &dis)
 {
 	set.mcode_unit = mcode_unit(arch);
 	std::map<uint64_t, uint32_t> entries; // trace by the address it is entered at

@@ -5,13 +5,13 @@
 #pragma once
 
 #include "analyzer/traces/disasm.h"
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/trace_model.h"
 
 namespace ljcore {
 
 // Needs the traces read with their machine code.
-void annotate_mcode(const LuaMemory &mem, TraceSet &set, Arch arch, Disassembler &dis);
+void annotate_mcode(const Vm &mem, TraceSet &set, Arch arch, Disassembler &dis);
 
 // The snapshot whose code covers byte offset ofs of a trace's machine code
 // (the last one starting at or before it, as lj_trace.c lj_trace_unwind

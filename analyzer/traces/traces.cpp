@@ -44,7 +44,7 @@ constexpr size_t read_step = 64 * 1024;
 // A bounded array of bytes from the target, read a step at a time: the
 // buffer grows only with what was read, so a length the header inflated
 // costs no memory past the first byte that is not there.
-std::expected<std::vector<uint8_t>, std::string> read_bytes(const LuaMemory &mem, const char *what,
+std::expected<std::vector<uint8_t>, std::string> read_bytes(const Vm &mem, const char *what,
 							    uint64_t addr, size_t len)
 {
 	std::vector<uint8_t> buf;
@@ -77,7 +77,7 @@ std::string function_location(const std::string &chunkname, const Proto &pt)
 
 // The text of a function for jit.dump's fmtfunc(): jit.util.funcinfo()
 // of a Lua function gives its location at pc 0, i.e. its first line.
-TraceFunction function_info(const LuaMemory &mem, uint64_t fn, std::string &problem)
+TraceFunction function_info(const Vm &mem, uint64_t fn, std::string &problem)
 {
 	const lj_layout &ly = mem.layout();
 	TraceFunction f;
@@ -109,7 +109,7 @@ TraceFunction function_info(const LuaMemory &mem, uint64_t fn, std::string &prob
 }
 
 // Resolves what the constant at index i of a trace's IR refers to.
-void resolve_constant(const LuaMemory &mem, bool gc64, const std::vector<uint8_t> &raw, size_t i,
+void resolve_constant(const Vm &mem, bool gc64, const std::vector<uint8_t> &raw, size_t i,
 		      IrIns &ins)
 {
 	const ConstOps &k = const_ops();
@@ -150,7 +150,7 @@ bool has_wide_payload(const IrIns &ins, bool gc64)
 }
 
 // The IR of one trace: refs nk .. nins-1, constants resolved.
-std::string read_ir(const LuaMemory &mem, bool gc64, std::string_view fork, uint64_t ir, Trace &t)
+std::string read_ir(const Vm &mem, bool gc64, std::string_view fork, uint64_t ir, Trace &t)
 {
 	if (t.nk > LJ_REF_BIAS || t.nins < LJ_REF_BIAS || t.nins - t.nk > lj_limit::trace_ir)
 		return "implausible IR bounds nk " + std::to_string(t.nk) + ", nins " +
@@ -185,7 +185,7 @@ std::string read_ir(const LuaMemory &mem, bool gc64, std::string_view fork, uint
 	return {};
 }
 
-std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, uint64_t snapmap,
+std::string read_snapshots(const Vm &mem, uint64_t snap, uint32_t nsnap, uint64_t snapmap,
 			   uint32_t nsnapmap, Trace &t)
 {
 	bool fr2 = mem.layout().fr2;
@@ -235,7 +235,7 @@ std::string read_snapshots(const LuaMemory &mem, uint64_t snap, uint32_t nsnap, 
 
 const char *const linktype_names[] = LJ_LINKTYPE_NAMES;
 
-Trace read_trace(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t addr, uint32_t number,
+Trace read_trace(const Vm &mem, const lj_trace_layout &tl, uint64_t addr, uint32_t number,
 		 bool with_mcode)
 {
 	const lj_layout &ly = mem.layout();
@@ -343,7 +343,7 @@ std::string luajit_function(const std::string &chunkname, const Proto &pt)
 	return "function <" + function_location(chunkname, pt) + ">";
 }
 
-TraceSet read_traces(const LuaMemory &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
+TraceSet read_traces(const Vm &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
 		     uint32_t only)
 {
 	const lj_layout &ly = mem.layout();

@@ -17,7 +17,7 @@ using namespace tvalue;
 constexpr size_t max_modules = 256, max_functions = 1024;
 constexpr uint32_t max_name = 64;
 
-std::optional<std::string> string_key(const LuaMemory &mem, uint64_t raw)
+std::optional<std::string> string_key(const Vm &mem, uint64_t raw)
 {
 	if (itype(mem.layout(), raw) != ~uint32_t(LJ_TSTR))
 		return std::nullopt;
@@ -25,7 +25,7 @@ std::optional<std::string> string_key(const LuaMemory &mem, uint64_t raw)
 	return s ? std::optional(*s) : std::nullopt;
 }
 
-std::optional<uint64_t> table_of(const LuaMemory &mem, uint64_t raw)
+std::optional<uint64_t> table_of(const Vm &mem, uint64_t raw)
 {
 	if (itype(mem.layout(), raw) != ~uint32_t(LJ_TTAB))
 		return std::nullopt;
@@ -34,7 +34,7 @@ std::optional<uint64_t> table_of(const LuaMemory &mem, uint64_t raw)
 
 } // namespace
 
-std::unordered_map<uint64_t, std::string> builtin_names(const LuaMemory &mem, uint64_t g)
+std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem, uint64_t g)
 {
 	const lj_layout &ly = mem.layout();
 	std::unordered_map<uint64_t, std::string> names;

@@ -8,11 +8,11 @@
 #include <string>
 #include <unordered_map>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 
 namespace ljcore {
 
 // GCfunc address -> name; empty when the registry cannot be read.
-std::unordered_map<uint64_t, std::string> builtin_names(const LuaMemory &mem, uint64_t g);
+std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem, uint64_t g);
 
 } // namespace ljcore

@@ -14,7 +14,7 @@ constexpr uint64_t tvalue_size = 8;
 
 // frame_prevd() of a vararg frame: the frame of the original call, whose
 // slots above the fixed parameters hold the varargs.
-std::optional<uint64_t> vararg_origin(const LuaMemory &mem, uint64_t frame)
+std::optional<uint64_t> vararg_origin(const Vm &mem, uint64_t frame)
 {
 	int64_t ftsz;
 	if (mem.layout().fr2) {
@@ -36,7 +36,7 @@ std::optional<uint64_t> vararg_origin(const LuaMemory &mem, uint64_t frame)
 
 class FrameReader {
 public:
-	FrameReader(const LuaMemory &mem, const ValueReader &values, const LocalsOptions &options,
+	FrameReader(const Vm &mem, const ValueReader &values, const LocalsOptions &options,
 		    const SnapshotValues *trace_values)
 	    : mem_(mem), values_(values), options_(options), trace_values_(trace_values)
 	{
@@ -71,7 +71,7 @@ private:
 		return values_.at(slot);
 	}
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	const ValueReader &values_;
 	const LocalsOptions &options_;
 	const SnapshotValues *trace_values_;
@@ -189,7 +189,7 @@ void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
 
 } // namespace
 
-void read_frame_variables(const LuaMemory &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
+void read_frame_variables(const Vm &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
 			  const LocalsOptions &options, const SymbolLookup &symbolize,
 			  const SnapshotValues *trace_values)
 {

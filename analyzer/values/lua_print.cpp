@@ -36,7 +36,7 @@ const Variable *find_variable(const std::vector<Variable> &vars, const LuaPath &
 }
 
 // The TValue a path's root names, with what the root was in words.
-Expected<uint64_t> root_value(const LuaMemory &mem, const VmResult &vm, const LuaPath &p,
+Expected<uint64_t> root_value(const Vm &mem, const VmResult &vm, const LuaPath &p,
 			      PrintedValue &out)
 {
 	const lj_layout &ly = mem.layout();
@@ -102,7 +102,7 @@ Expected<uint64_t> root_value(const LuaMemory &mem, const VmResult &vm, const Lu
 
 } // namespace
 
-PrintedValue print_value(const LuaMemory &mem, const VmResult &vm, const PrintRequest &request,
+PrintedValue print_value(const Vm &mem, const VmResult &vm, const PrintRequest &request,
 			 const SymbolLookup &symbolize)
 {
 	const lj_layout &ly = mem.layout();

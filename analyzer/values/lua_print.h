@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
 #include "analyzer/values/lua_path.h"
 #include "analyzer/values/lua_values.h"
@@ -20,7 +20,7 @@ struct PrintRequest {
 
 // vm.stack must carry its frames' variables (read with LocalsOptions::all)
 // when the path starts at a local or an upvalue.
-PrintedValue print_value(const LuaMemory &mem, const VmResult &vm, const PrintRequest &request,
+PrintedValue print_value(const Vm &mem, const VmResult &vm, const PrintRequest &request,
 			 const SymbolLookup &symbolize);
 
 } // namespace ljcore

@@ -20,7 +20,7 @@ std::string hex(uint64_t v)
 }
 
 // Whether the raw TValue k is the key written in the expression.
-Expected<bool> key_matches(const LuaMemory &mem, uint64_t k, const LuaKey &key)
+Expected<bool> key_matches(const Vm &mem, uint64_t k, const LuaKey &key)
 {
 	const lj_layout &ly = mem.layout();
 	uint32_t it = itype(ly, k);
@@ -55,7 +55,7 @@ Expected<bool> key_matches(const LuaMemory &mem, uint64_t k, const LuaKey &key)
 
 } // namespace
 
-Expected<uint64_t> table_get(const LuaMemory &mem, uint64_t t, const LuaKey &key)
+Expected<uint64_t> table_get(const Vm &mem, uint64_t t, const LuaKey &key)
 {
 	const lj_layout &ly = mem.layout();
 	auto array = mem.ref(t + ly.tab_array);
@@ -100,7 +100,7 @@ Expected<uint64_t> table_get(const LuaMemory &mem, uint64_t t, const LuaKey &key
 	return ~uint64_t(0); // nil in both layouts
 }
 
-Expected<size_t> table_each(const LuaMemory &mem, uint64_t t, size_t max_entries,
+Expected<size_t> table_each(const Vm &mem, uint64_t t, size_t max_entries,
 			    const std::function<void(uint64_t key, uint64_t value)> &visit)
 {
 	const lj_layout &ly = mem.layout();

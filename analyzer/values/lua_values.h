@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/lua/lua_memory.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/value_model.h"
 
 namespace ljcore {
@@ -21,7 +21,7 @@ using SymbolLookup = std::function<std::string(uint64_t)>;
 class ValueReader {
 public:
 	// current_L: the running coroutine, so threads read "running".
-	ValueReader(const LuaMemory &mem, uint64_t g, uint64_t current_L, ValueLimits limits,
+	ValueReader(const Vm &mem, uint64_t g, uint64_t current_L, ValueLimits limits,
 		    SymbolLookup symbolize)
 	    : mem_(mem), g_(g), current_L_(current_L), limits_(limits),
 	      symbolize_(std::move(symbolize))
@@ -41,7 +41,7 @@ private:
 	void read_pointer(LuaValue &v, uint64_t payload) const;
 	uint64_t lightuserdata(uint64_t raw) const;
 
-	const LuaMemory &mem_;
+	const Vm &mem_;
 	uint64_t g_;
 	uint64_t current_L_;
 	ValueLimits limits_;

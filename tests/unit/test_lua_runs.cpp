@@ -83,7 +83,7 @@ NativeFrame native_at_sp(uint64_t sp)
 TEST_CASE("a frame called from C runs in its own C frame, the one below in the next")
 {
 	FlatMemory mem = two_entries();
-	LuaMemory lua(mem, ly);
+	Vm lua(mem, ly, 0);
 	FrameCframes cf = frame_cframes(lua, two_frames());
 	CHECK(cf.problem.empty());
 	REQUIRE(cf.cframe.size() == 2);
@@ -94,7 +94,7 @@ TEST_CASE("a frame called from C runs in its own C frame, the one below in the n
 TEST_CASE("each run lands at the native frame whose stack pointer is its C frame")
 {
 	FlatMemory mem = two_entries();
-	LuaMemory lua(mem, ly);
+	Vm lua(mem, ly, 0);
 	LuaStack s = two_frames();
 	NativeStack ns;
 	ns.frames = {native_at_sp(0x1), native_at_sp(cf_inner), native_at_sp(0x2),
@@ -111,7 +111,7 @@ TEST_CASE("each run lands at the native frame whose stack pointer is its C frame
 TEST_CASE("without any matching native frame, nothing is placed")
 {
 	FlatMemory mem = two_entries();
-	LuaMemory lua(mem, ly);
+	Vm lua(mem, ly, 0);
 	LuaStack s = two_frames();
 	NativeStack ns;
 	ns.frames = {native_at_sp(0x1)};
@@ -128,7 +128,7 @@ TEST_CASE("a C frame chain that loops on itself ends the walk, bounded")
 	// of times.
 	mem.put32(cf_inner + ly.cf_nres, uint32_t(-0x800));
 	mem.put64(cf_inner + ly.cf_prev, cf_inner);
-	LuaMemory lua(mem, ly);
+	Vm lua(mem, ly, 0);
 	FrameCframes cf = frame_cframes(lua, two_frames());
 	CHECK(cf.cframe.size() == 2);
 }
@@ -137,7 +137,7 @@ TEST_CASE("an unreadable C frame stops with a reason")
 {
 	FlatMemory mem = two_entries();
 	mem.put64(cf_inner + ly.cf_prev, 0xdead0000);
-	LuaMemory lua(mem, ly);
+	Vm lua(mem, ly, 0);
 	FrameCframes cf = frame_cframes(lua, two_frames());
 	CHECK(cf.cframe[0] == cf_inner);
 	CHECK(cf.problem.find("cannot read C frame") != std::string::npos);

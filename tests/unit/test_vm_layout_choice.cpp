@@ -77,8 +77,8 @@ TEST_CASE("a build without the JIT gets its own layout, not the JIT's")
 	BufferMemory mem = vm_memory(nojit, true);
 	const uint64_t g = gg + nojit.gg_g;
 
-	auto as_jit = check_global_state(LuaMemory(mem, jit), g, "test");
-	auto as_nojit = check_global_state(LuaMemory(mem, nojit), g, "test");
+	auto as_jit = check_global_state(Vm(mem, jit, g), "test");
+	auto as_nojit = check_global_state(Vm(mem, nojit, g), "test");
 	REQUIRE(as_jit.has_value());
 	REQUIRE(as_nojit.has_value());
 	CHECK_FALSE(as_jit->dispatch_ok);
@@ -97,7 +97,7 @@ TEST_CASE("a VM whose dispatch table was overwritten is still found")
 {
 	const lj_layout &jit = layout_named("upstream LuaJIT 2.1, GC64, x86_64");
 	BufferMemory mem = vm_memory(jit, false);
-	auto c = check_global_state(LuaMemory(mem, jit), gg + jit.gg_g, "test");
+	auto c = check_global_state(Vm(mem, jit, gg + jit.gg_g), "test");
 	REQUIRE(c.has_value());
 	CHECK_FALSE(c->dispatch_ok);
 	std::vector<VmCandidate> found;
@@ -113,8 +113,8 @@ TEST_CASE("tables that differ only in sizeof(GG_State) are told apart by its all
 	REQUIRE(older.gg_size != newer.gg_size);
 	const uint64_t g = gg + older.gg_g;
 	auto candidates = [&](const BufferMemory &mem) {
-		auto a = check_global_state(LuaMemory(mem, older), g, "test");
-		auto b = check_global_state(LuaMemory(mem, newer), g, "test");
+		auto a = check_global_state(Vm(mem, older, g), "test");
+		auto b = check_global_state(Vm(mem, newer, g), "test");
 		REQUIRE(a.has_value());
 		REQUIRE(b.has_value());
 		return std::pair{*a, *b};

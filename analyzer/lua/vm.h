@@ -1,4 +1,6 @@
-// Typed reads of LuaJIT objects in a target's memory, through one layout.
+// One LuaJIT VM in a target's memory: the memory, the layout its build
+// uses and its global_State. Every read of a LuaJIT object starts here, as
+// every object in LuaJIT is reached from G(L) (lj_obj.h).
 #pragma once
 
 #include <cstdint>
@@ -10,12 +12,31 @@
 
 namespace ljcore {
 
-class LuaMemory {
+// A GCRef or MRef under a layout, before there is a VM to read it through
+// (the locator follows L->glref to find g).
+inline std::expected<uint64_t, ReadMiss> read_ref(const Memory &mem, const lj_layout &layout,
+						  uint64_t addr)
+{
+	if (layout.ptrsize == 8)
+		return mem.read_value<uint64_t>(addr);
+	auto v = mem.read_value<uint32_t>(addr);
+	if (!v)
+		return std::unexpected(v.error());
+	return uint64_t(*v);
+}
+
+class Vm {
 public:
-	LuaMemory(const Memory &mem, const lj_layout &layout) : mem_(mem), layout_(layout) {}
+	// g is the global_State, or a candidate for it while the locator
+	// decides whether it is one.
+	Vm(const Memory &mem, const lj_layout &layout, uint64_t g)
+		: mem_(mem), layout_(layout), g_(g)
+	{
+	}
 
 	const Memory &memory() const { return mem_; }
 	const lj_layout &layout() const { return layout_; }
+	uint64_t g() const { return g_; }
 
 	template <typename T> std::expected<T, ReadMiss> value(uint64_t addr) const
 	{
@@ -25,12 +46,7 @@ public:
 	// A GCRef or MRef: 64 or 32 bits depending on the build.
 	std::expected<uint64_t, ReadMiss> ref(uint64_t addr) const
 	{
-		if (layout_.ptrsize == 8)
-			return mem_.read_value<uint64_t>(addr);
-		auto v = mem_.read_value<uint32_t>(addr);
-		if (!v)
-			return std::unexpected(v.error());
-		return uint64_t(*v);
+		return read_ref(mem_, layout_, addr);
 	}
 
 	// The internal type tag of a GC object (~LJ_T*).
@@ -61,6 +77,7 @@ public:
 private:
 	const Memory &mem_;
 	const lj_layout &layout_;
+	uint64_t g_;
 };
 
 } // namespace ljcore
