@@ -1,40 +1,36 @@
 // The whole analysis of a core: threads, VMs, Lua stacks, as a result model.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <string>
 
 #include "analyzer/gc/gc_census.h"
+#include "analyzer/locate/locate.h"
+#include "analyzer/model/analysis.h"
+#include "analyzer/session.h"
 #include "analyzer/values/lua_locals.h"
 #include "analyzer/values/lua_print.h"
-#include "analyzer/model/analysis.h"
-#include "readers/elf_core.h"
 #include "readers/error.h"
-#include "readers/live_process.h"
 #include "readers/mapped_files.h"
 #include "readers/native_stack.h"
 #include "readers/target.h"
 
 namespace ljcore {
 
-// When to scan writable memory for VMs: only when neither the VM register
-// nor a symbol found one, always (finds idle VMs too), or never.
-enum class ScanMode { automatic, always, never };
-
 struct AnalyzeOptions {
 	FileLookup lookup;
 	ScanMode scan = ScanMode::automatic;
-	bool all_coroutines = false;       // walk every lua_State, not just the running one
-	bool traces = false;               // read the JIT's traces
-	bool mcode = false;                //   and their machine code
-	std::optional<GcCensusOptions> gc; // a census of each VM's GC heap
+	bool all_coroutines = false;         // walk every lua_State, not just the running one
+	bool traces = false;                 // read the JIT's traces
+	bool mcode = false;                  //   and their machine code
+	std::optional<GcCensusOptions> gc;   // a census of each VM's GC heap
 	std::optional<LocalsOptions> locals; // locals and upvalues of Lua frames
 	std::optional<PrintRequest> print;   // one value by its path (ljcore print)
 };
 
 // Fails only when the core cannot be read at all; everything that goes
-// wrong later is recorded in Analysis::problems and the result is partial.
+// wrong later is recorded as a problem in Analysis::diagnostics and the
+// result is partial.
 Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &options);
 
 // Everything after opening: the same for a core, a live process, or a
@@ -44,20 +40,5 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 
 // A running process, stopped (ptrace) only while it is read, never written.
 Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options);
-
-// A core file opened for reading, with its native unwinder.
-struct CoreSession {
-	std::unique_ptr<ElfCore> core;
-	std::unique_ptr<NativeSession> native;
-};
-Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup);
-
-// A process attached for reading, with its native unwinder; its threads run
-// again on process->resume() or when this goes away.
-struct LiveSession {
-	std::unique_ptr<LiveProcess> process;
-	std::unique_ptr<NativeSession> native;
-};
-Expected<LiveSession> open_live(int32_t pid);
 
 } // namespace ljcore

@@ -92,8 +92,9 @@ int gc_diff_command(const std::string &before, const std::string &after,
 		std::cerr << "ljcore: " << printable((a ? b : a).error().message) << "\n";
 		return exit_unreadable;
 	}
-	std::vector<std::string> problems = a->problems;
-	problems.insert(problems.end(), b->problems.begin(), b->problems.end());
+	std::vector<std::string> problems = a->diagnostics.problems();
+	for (auto &p : b->diagnostics.problems())
+		problems.push_back(p);
 	if (a->vms.size() != b->vms.size())
 		problems.push_back("the cores hold " + std::to_string(a->vms.size()) + " and " +
 				   std::to_string(b->vms.size()) + " VMs: compared in order");

@@ -67,12 +67,12 @@ int status_of(const Analysis &a)
 {
 	if (a.vms.empty())
 		return exit_no_vm;
-	return a.problems.empty() ? exit_ok : exit_partial;
+	return a.diagnostics.has_problems() ? exit_partial : exit_ok;
 }
 
 void print_problems(const Analysis &a)
 {
-	for (auto &p : a.problems)
+	for (auto &p : a.diagnostics.problems())
 		std::cerr << "ljcore: " << printable(p) << "\n";
 }
 
@@ -422,7 +422,7 @@ int run(int argc, char **argv)
 		print_problems(*result);
 		if (result->vms.empty())
 			return exit_no_vm;
-		return printed_everywhere(*result) && result->problems.empty() ? exit_ok
+		return printed_everywhere(*result) && !result->diagnostics.has_problems() ? exit_ok
 									       : exit_partial;
 	}
 	if (gc->parsed()) {

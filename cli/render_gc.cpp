@@ -181,7 +181,7 @@ void render_gc_json(std::ostream &out, const Analysis &a)
 	json doc = {{"schema_version", Analysis::schema_version},
 		    {"source", a.source},
 		    {"vms", vms},
-		    {"problems", a.problems}};
+		    {"problems", a.diagnostics.problems()}};
 	print_json(out, std::move(doc));
 }
 

@@ -157,8 +157,8 @@ nlohmann::json analysis_json(const Analysis &a)
 		threads.push_back(std::move(j));
 	}
 	doc["threads"] = threads;
-	doc["problems"] = a.problems;
-	doc["evidence"] = a.evidence;
+	doc["problems"] = a.diagnostics.problems();
+	doc["evidence"] = a.diagnostics.evidence();
 	return doc;
 }
 

@@ -52,7 +52,7 @@ void render_printed_json(std::ostream &out, const Analysis &a)
 						     ? std::string()
 						     : a.vms[0].printed->expression},
 			      {"vms", std::move(vms)},
-			      {"problems", a.problems}};
+			      {"problems", a.diagnostics.problems()}};
 	print_json(out, std::move(doc));
 }
 

@@ -258,12 +258,12 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 	}
 	if (o.explain) {
 		out << "\nhow the VMs were looked for:\n";
-		for (auto &e : a.evidence)
+		for (auto &e : a.diagnostics.evidence())
 			out << "  " << printable(e) << "\n";
 	}
-	if (!a.problems.empty()) {
+	if (a.diagnostics.has_problems()) {
 		out << "\nproblems:\n";
-		for (auto &p : a.problems)
+		for (auto &p : a.diagnostics.problems())
 			out << "  " << printable(p) << "\n";
 	}
 }

@@ -255,7 +255,7 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 		  {"source", a.source},
 		  {"arch", a.arch},
 		  {"vms", std::move(vms)},
-		  {"problems", a.problems}};
+		  {"problems", a.diagnostics.problems()}};
 	print_json(out, std::move(j));
 }
 

@@ -12,7 +12,6 @@
 
 #include "analyzer/gc/gc_sizes.h"
 #include "analyzer/lua/limits.h"
-#include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
@@ -294,7 +293,7 @@ class StringBatches;
 class Census {
 public:
 	Census(const Vm &mem, uint64_t g, const GcCensusOptions &o)
-	    : mem_(mem), ly_(mem.layout()), tl_(builtin_trace_layout(ly_)), g_(g), options_(o),
+	    : mem_(mem), ly_(mem.layout()), tl_(ly_.jit), g_(g), options_(o),
 	      obj_(mem.memory()), top_(o.top), top_strings_(o.top_strings)
 	{
 	}

@@ -40,9 +40,4 @@ std::vector<const lj_layout *> builtin_layouts(Arch arch)
 	return {&lj_layout_upstream_gc64_arm64, &lj_layout_luajit2_gc64_arm64};
 }
 
-const lj_trace_layout *builtin_trace_layout(const lj_layout &ly)
-{
-	return ly.jit;
-}
-
 } // namespace ljcore

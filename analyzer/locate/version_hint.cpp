@@ -52,10 +52,10 @@ std::optional<std::pair<uint64_t, uint64_t>> rodata_of(Dwfl_Module *mod, uint64_
 std::optional<VersionString> version_hint(const Memory &mem, const NativeSession &native,
 					  const std::optional<SymbolInfo> &sym,
 					  std::vector<const lj_layout *> &builtin,
-					  std::vector<std::string> &evidence)
+					  Diagnostics &diag)
 {
 	if (!sym) {
-		evidence.push_back("version string: not looked for, no module exports "
+		diag.evidence("version string: not looked for, no module exports "
 				   "luaJIT_setmode");
 		return std::nullopt;
 	}
@@ -65,7 +65,7 @@ std::optional<VersionString> version_hint(const Memory &mem, const NativeSession
 						  nullptr, nullptr)
 			       : nullptr;
 	if (!mod || !(low <= sym->addr && sym->addr < high)) {
-		evidence.push_back("version string: not looked for, no module spans "
+		diag.evidence("version string: not looked for, no module spans "
 				   "luaJIT_setmode at " +
 				   luajit_pointer(sym->addr));
 		return std::nullopt;
@@ -81,7 +81,7 @@ std::optional<VersionString> version_hint(const Memory &mem, const NativeSession
 	if (!found) {
 		// Kernel cores keep only the first page of a file's mapping:
 		// the rest comes from the file, when it is on this machine.
-		evidence.push_back("version string: none in what the core or the file holds of " +
+		diag.evidence("version string: none in what the core or the file holds of " +
 				   module);
 		return std::nullopt;
 	}
@@ -91,11 +91,11 @@ std::optional<VersionString> version_hint(const Memory &mem, const NativeSession
 	order_by_version(builtin, found->version);
 	std::string where = hint.text + " at " + luajit_pointer(hint.addr) + " in " + hint.module;
 	if (hint.layouts.empty())
-		evidence.push_back(
+		diag.evidence(
 			"version string: " + where +
 			" (a hint, never proof; no built-in table is known to carry it)");
 	else
-		evidence.push_back("version string: " + where +
+		diag.evidence("version string: " + where +
 				   " (a hint, never proof; built-in tables that carry it, tried "
 				   "first: " +
 				   joined(hint.layouts) + ")");
@@ -103,14 +103,14 @@ std::optional<VersionString> version_hint(const Memory &mem, const NativeSession
 }
 
 void compare_with_hint(const std::optional<VersionString> &hint, VmResult &v,
-		       std::vector<std::string> &evidence)
+		       Diagnostics &diag)
 {
 	if (!hint || hint->layouts.empty())
 		return;
 	v.layout_matches_version =
 		std::ranges::find(hint->layouts, v.layout) != hint->layouts.end();
 	if (!*v.layout_matches_version)
-		evidence.push_back("VM " + luajit_pointer(v.global_state) + ": layout " + v.layout +
+		diag.evidence("VM " + luajit_pointer(v.global_state) + ": layout " + v.layout +
 				   " fits memory, though the version string " + hint->text +
 				   " suggested " + joined(hint->layouts) +
 				   "; memory decides, the string is only a hint");

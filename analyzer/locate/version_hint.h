@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/model/analysis.h"
+#include "readers/diagnostics.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {
@@ -19,11 +20,10 @@ namespace ljcore {
 std::optional<VersionString> version_hint(const Memory &mem, const NativeSession &native,
 					  const std::optional<SymbolInfo> &setmode,
 					  std::vector<const lj_layout *> &builtin,
-					  std::vector<std::string> &evidence);
+					  Diagnostics &diag);
 
 // Sets v.layout_matches_version when the hint names any table, and says
 // in evidence when v's layout is none of them.
-void compare_with_hint(const std::optional<VersionString> &hint, VmResult &v,
-		       std::vector<std::string> &evidence);
+void compare_with_hint(const std::optional<VersionString> &hint, VmResult &v, Diagnostics &diag);
 
 } // namespace ljcore

@@ -227,10 +227,10 @@ bool settled(const std::vector<VmCandidate> &found, uint64_t g)
 	return false;
 }
 
-std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
+std::vector<VmCandidate> vms_from_registers_and_symbols(const Memory &memory, Arch arch, const NativeSession &native,
 				  const std::vector<NativeStack> &stacks,
 				  const std::vector<const lj_layout *> &layouts,
-				  std::vector<std::string> &evidence,
+				  Diagnostics &diag,
 				  std::optional<Rejection> &closest)
 {
 	std::vector<VmCandidate> found;
@@ -268,7 +268,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 						// Frames outside the VM only pass the
 						// register on: their misses are noise.
 						if (pass == 0 || i == 0)
-							evidence.push_back(
+							diag.evidence(
 								reg_name + where + thread +
 								", layout " + ly->name + ": g " +
 								hex(g) +
@@ -294,12 +294,12 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 	// (b) luajit.c keeps its main lua_State in the static `globalL`.
 	auto sym = native.symbol_by_name("globalL");
 	if (!sym)
-		evidence.push_back("symbol globalL: not in any module's symbol table");
+		diag.evidence("symbol globalL: not in any module's symbol table");
 	if (sym) {
 		for (const lj_layout *ly : layouts) {
 			auto L = memory.read_value<uint64_t>(sym->addr);
 			if (!L || !*L) {
-				evidence.push_back("symbol globalL: " +
+				diag.evidence("symbol globalL: " +
 						   (L ? std::string("NULL") : L.error().reason));
 				break;
 			}
@@ -315,7 +315,7 @@ std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeS
 			auto c = check_global_state(Vm(memory, *ly, *g),
 						    "symbol globalL in " + sym->module, &closest);
 			if (!c) {
-				evidence.push_back("symbol globalL, layout " +
+				diag.evidence("symbol globalL, layout " +
 						   std::string(ly->name) + ": g " + hex(*g) +
 						   " rejected: " + c.error().message);
 				continue;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/lua/vm.h"
+#include "readers/diagnostics.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {
@@ -75,11 +76,11 @@ int vm_register(Arch arch);
 // so recovered by CFI even below C code) and from the `globalL` symbol.
 // Why candidates were rejected goes to evidence (for --explain), the one
 // that got furthest to closest.
-std::vector<VmCandidate> find_vms(const Memory &memory, Arch arch, const NativeSession &native,
-				  const std::vector<NativeStack> &stacks,
-				  const std::vector<const lj_layout *> &layouts,
-				  std::vector<std::string> &evidence,
-				  std::optional<Rejection> &closest);
+std::vector<VmCandidate>
+vms_from_registers_and_symbols(const Memory &memory, Arch arch, const NativeSession &native,
+			       const std::vector<NativeStack> &stacks,
+			       const std::vector<const lj_layout *> &layouts, Diagnostics &diag,
+			       std::optional<Rejection> &closest);
 
 // g->vmstate in words (lj_obj.h LJ_VMST_*; a trace number when >= 0), in
 // a build with the given number of VM states (lj_layout.vmstates).

@@ -11,6 +11,7 @@
 #include "analyzer/model/trace_model.h"
 #include "analyzer/model/value_model.h"
 #include "luajit/layout.h"
+#include "readers/diagnostics.h"
 
 namespace ljcore {
 
@@ -171,10 +172,10 @@ struct Analysis {
 	std::vector<ThreadResult> threads;
 	std::optional<VersionString> version_string;
 	std::vector<VmResult> vms;
-	std::vector<std::string> problems; // what could not be read, and why
-	// How the VMs were looked for: layouts tried, candidates rejected and
-	// why (printed by --explain).
-	std::vector<std::string> evidence;
+	// What could not be read, and why (problems); how the VMs were
+	// looked for: layouts tried, candidates rejected and why (evidence,
+	// printed by --explain).
+	Diagnostics diagnostics;
 };
 
 } // namespace ljcore

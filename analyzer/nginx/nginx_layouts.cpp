@@ -41,17 +41,17 @@ const NginxLayout *builtin_nginx_layout(std::string_view build_id)
 }
 
 const NginxLayout *nginx_layout_of(const std::vector<ModuleInfo> &modules,
-				   std::vector<std::string> &evidence)
+				   Diagnostics &diag)
 {
 	for (const ModuleInfo &m : modules) {
 		std::string_view name = m.name;
 		if (!name.ends_with("/nginx") && name != "nginx")
 			continue;
 		if (const NginxLayout *ly = builtin_nginx_layout(m.build_id)) {
-			evidence.push_back("nginx: " + m.name + " is " + ly->name);
+			diag.evidence("nginx: " + m.name + " is " + ly->name);
 			return ly;
 		}
-		evidence.push_back("nginx: no request offsets for " + m.name + " (build id " +
+		diag.evidence("nginx: no request offsets for " + m.name + " (build id " +
 				   (m.build_id.empty() ? "unknown" : m.build_id) +
 				   "): its requests are not shown");
 	}

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "readers/diagnostics.h"
 #include "readers/native_stack.h"
 
 namespace ljcore {
@@ -39,7 +40,6 @@ const NginxLayout *builtin_nginx_layout(std::string_view build_id);
 // The layout of the nginx executable among a process's modules: nullptr
 // when there is none, or when its build has no table (then evidence says
 // so).
-const NginxLayout *nginx_layout_of(const std::vector<ModuleInfo> &modules,
-				   std::vector<std::string> &evidence);
+const NginxLayout *nginx_layout_of(const std::vector<ModuleInfo> &modules, Diagnostics &diag);
 
 } // namespace ljcore

@@ -129,29 +129,29 @@ Expected<NginxRequest> read_request(const Memory &mem, const NginxLayout &ngx, u
 
 std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
 					  const std::vector<uint64_t> &Ls,
-					  std::vector<std::string> &evidence)
+					  Diagnostics &diag)
 {
 	std::vector<NginxRequest> requests;
 	for (uint64_t L : Ls) {
 		std::string who = "nginx request of coroutine " + luajit_pointer(L) + ": ";
 		auto ptr = request_pointer(mem, g, L);
 		if (!ptr) {
-			evidence.push_back(who + ptr.error().message);
+			diag.evidence(who + ptr.error().message);
 			continue;
 		}
 		auto [r, found_by] = *ptr;
 		if (!r) {
-			evidence.push_back(who + "none (" + found_by + " is NULL)");
+			diag.evidence(who + "none (" + found_by + " is NULL)");
 			continue;
 		}
 		auto q = read_request(mem.memory(), ngx, r);
 		if (!q) {
-			evidence.push_back(who + "none, " + q.error().message);
+			diag.evidence(who + "none, " + q.error().message);
 			continue;
 		}
 		q->L = L;
 		q->found_by = found_by;
-		evidence.push_back(who + luajit_pointer(r) + " through " + found_by);
+		diag.evidence(who + luajit_pointer(r) + " through " + found_by);
 		requests.push_back(std::move(*q));
 	}
 	return requests;

@@ -17,9 +17,8 @@ namespace ljcore {
 
 // The requests the coroutines Ls serve, in that order. A coroutine whose
 // request pointer is absent or does not hold up against memory yields no
-// request; why goes to evidence.
+// request; why goes to diag as evidence.
 std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
-					  const std::vector<uint64_t> &Ls,
-					  std::vector<std::string> &evidence);
+					  const std::vector<uint64_t> &Ls, Diagnostics &diag);
 
 } // namespace ljcore

@@ -88,7 +88,7 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 	p.pid = o.pid;
 	p.unit = "bytes";
 	p.sample_bytes = o.sample_bytes;
-	auto found = find_vms(o.pid, o.children, p);
+	auto found = attach_profiled(o.pid, o.children, p);
 	if (!found)
 		return std::unexpected(found.error());
 	std::vector<AllocProcess> procs;

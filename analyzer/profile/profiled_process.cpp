@@ -43,7 +43,7 @@ std::vector<int32_t> children_of(int32_t pid)
 
 // Stops pid only while its VM is found, adding the time to paused_us.
 // Sets no_vm when the process has none.
-Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused_us, bool &no_vm)
+Expected<std::unique_ptr<ProfiledProcess>> attach_vm(int32_t pid, uint64_t &paused_us, bool &no_vm)
 {
 	auto live = open_live(pid);
 	if (!live)
@@ -51,29 +51,41 @@ Expected<std::unique_ptr<ProfiledProcess>> find_vm(int32_t pid, uint64_t &paused
 	auto proc = std::make_unique<ProfiledProcess>();
 	proc->pid = pid;
 	proc->live = std::move(*live);
-	Analysis a = analyze_target(*proc->live.process, *proc->live.native, AnalyzeOptions{});
+	const Target &target = *proc->live.process;
+	const NativeSession &native = *proc->live.native;
+	Diagnostics diag;
+	for (auto &w : target.warnings())
+		diag.problem(w);
+	std::vector<NativeStack> stacks;
+	for (const ThreadInfo &t : target.threads())
+		stacks.push_back(native.unwind(t.tid));
+	LocatedVms located = locate_vms(target, native, stacks, ScanMode::automatic, diag);
+	std::optional<VmResult> vm;
+	if (!located.vms.empty())
+		vm = describe_vm(target, located.vms.front(), located.layouts, diag);
 	paused_us += uint64_t(proc->live.process->resume().count());
-	if (a.vms.empty()) {
+	if (!vm) {
 		no_vm = true;
+		auto problems = diag.problems();
 		return fail("no LuaJIT VM found in process " + std::to_string(pid) +
-			    (a.problems.empty() ? "" : ": " + a.problems.front()));
+			    (problems.empty() ? "" : ": " + problems.front()));
 	}
-	const VmResult &vm = a.vms.front();
-	proc->config.layout = vm.layout_offsets;
-	proc->config.g = vm.global_state;
-	proc->config.tid = uint32_t(vm.tid);
-	proc->layout = vm.layout_offsets;
-	if (vm.trace_layout_offsets) {
-		proc->trace_layout = *vm.trace_layout_offsets;
+	proc->config.layout = vm->layout_offsets;
+	proc->config.g = vm->global_state;
+	proc->config.tid = uint32_t(vm->tid);
+	proc->layout = vm->layout_offsets;
+	if (vm->trace_layout_offsets) {
+		proc->trace_layout = *vm->trace_layout_offsets;
 		proc->layout.jit = &proc->trace_layout;
 	}
-	proc->mem = std::make_unique<Vm>(*proc->live.process, proc->layout, vm.global_state);
+	proc->mem = std::make_unique<Vm>(*proc->live.process, proc->layout, vm->global_state);
 	return proc;
 }
 
 } // namespace
 
-std::expected<ProfiledProcesses, ProfileError> find_vms(int32_t pid, bool children, Profile &p)
+std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool children,
+							       Profile &p)
 {
 	std::vector<int32_t> pids{pid};
 	if (children || is_nginx_master(pid))
@@ -84,7 +96,7 @@ std::expected<ProfiledProcesses, ProfileError> find_vms(int32_t pid, bool childr
 	std::string first_error;
 	for (int32_t one : pids) {
 		bool no_vm = false;
-		auto proc = find_vm(one, p.paused_us, no_vm);
+		auto proc = attach_vm(one, p.paused_us, no_vm);
 		if (!proc) {
 			only_no_vm = only_no_vm && no_vm;
 			if (first_error.empty())

@@ -6,9 +6,10 @@
 #include <memory>
 #include <vector>
 
-#include "analyzer/analyze.h"
+#include "analyzer/locate/locate.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/profile/profiler.h"
+#include "analyzer/session.h"
 #include "luajit/bpf/profile_sample.h"
 
 namespace ljcore {
@@ -28,9 +29,10 @@ using ProfiledProcesses = std::vector<std::unique_ptr<ProfiledProcess>>;
 
 // The processes a profile runs on, each with its VM: pid, and its children
 // with children or when pid is an nginx master. Each is stopped only while
-// its VM is found (p.paused_us adds the time); of several, one that cannot
+// its VM is located (p.paused_us adds the time); of several, one that cannot
 // be profiled is named in p.notes. Fails with the first reason when none
 // can (no_vm when none has a VM).
-std::expected<ProfiledProcesses, ProfileError> find_vms(int32_t pid, bool children, Profile &p);
+std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool children,
+							       Profile &p);
 
 } // namespace ljcore

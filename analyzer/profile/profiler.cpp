@@ -50,7 +50,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	Profile p;
 	p.pid = o.pid;
 	p.rate_hz = o.rate_hz;
-	auto procs = find_vms(o.pid, o.children, p);
+	auto procs = attach_profiled(o.pid, o.children, p);
 	if (!procs)
 		return std::unexpected(procs.error());
 

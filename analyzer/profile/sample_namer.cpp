@@ -4,7 +4,6 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/profile/native_frames.h"
 #include "analyzer/stack/lua_stack.h"
@@ -155,7 +154,7 @@ const Trace *SampleNamer::trace_at(uint64_t ip) const
 std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t> &ips,
 						     uint64_t jit_base, bool at_allocator)
 {
-	const lj_trace_layout *tl = builtin_trace_layout(mem_.layout());
+	const lj_trace_layout *tl = mem_.layout().jit;
 	if (!tl)
 		return std::nullopt;
 	auto first_in_trace = [&]() -> std::pair<const Trace *, uint64_t> {

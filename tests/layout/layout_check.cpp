@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 static bool check_trace_layout(Dwarf *dw, const std::string &variant, const lj_layout &match)
 {
 	auto dwarf = trace_layout_from_dwarf(dw);
-	const lj_trace_layout *builtin = builtin_trace_layout(match);
+	const lj_trace_layout *builtin = match.jit;
 	if (!dwarf || !builtin) {
 		if (!dwarf && !builtin) {
 			printf("ok   %s has no JIT: %s\n", variant.c_str(),

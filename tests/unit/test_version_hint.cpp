@@ -155,16 +155,16 @@ TEST_CASE("a layout the version string did not name is noted, not refused")
 	VmResult vm;
 	vm.global_state = 0x40000378;
 	vm.layout = "tarantool gc32 x64";
-	std::vector<std::string> evidence;
-	compare_with_hint(hint, vm, evidence);
+	Diagnostics diag;
+	compare_with_hint(hint, vm, diag);
 	CHECK(vm.layout_matches_version == true);
-	CHECK(evidence.empty());
+	CHECK(diag.evidence().empty());
 
 	vm.layout = "upstream 20260720 gc64 x64";
-	compare_with_hint(hint, vm, evidence);
+	compare_with_hint(hint, vm, diag);
 	CHECK(vm.layout_matches_version == false);
-	REQUIRE(evidence.size() == 1);
-	CHECK(evidence[0] == "VM 0x40000378: layout upstream 20260720 gc64 x64 fits memory, "
+	REQUIRE(diag.evidence().size() == 1);
+	CHECK(diag.evidence()[0] == "VM 0x40000378: layout upstream 20260720 gc64 x64 fits memory, "
 			     "though the version string LuaJIT 2.1.0-beta3 suggested tarantool "
 			     "gc32 x64; memory decides, the string is only a hint");
 
@@ -172,8 +172,8 @@ TEST_CASE("a layout the version string did not name is noted, not refused")
 	VmResult other;
 	other.layout = "tarantool gc32 x64";
 	hint.layouts.clear();
-	compare_with_hint(hint, other, evidence);
-	compare_with_hint(std::nullopt, other, evidence);
+	compare_with_hint(hint, other, diag);
+	compare_with_hint(std::nullopt, other, diag);
 	CHECK_FALSE(other.layout_matches_version.has_value());
-	CHECK(evidence.size() == 1);
+	CHECK(diag.evidence().size() == 1);
 }

@@ -1,0 +1,38 @@
+// The layouts a VM may be read with, best first: the DWARF of LuaJIT's
+// module, when it has any, then the built-in tables, those the version
+// string names before the others.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/model/analysis.h"
+#include "luajit/layout.h"
+#include "luajit/trace_layout.h"
+#include "readers/diagnostics.h"
+#include "readers/native_stack.h"
+
+namespace ljcore {
+
+// Layouts to try, best first: what the DWARF of LuaJIT's module says
+// (checked against the built-in tables), then the built-in tables.
+struct LayoutSet {
+	std::vector<const lj_layout *> order;
+	std::deque<lj_layout> from_dwarf;
+	std::deque<lj_trace_layout> jit_from_dwarf;
+	std::deque<std::string> names;
+	const lj_layout *dwarf = nullptr; // the one from DWARF, if any
+	std::string dwarf_source;         // "DWARF of luajit"
+	bool dwarf_is_table = false;      // equal to a built-in table
+	std::optional<VersionString> version;
+};
+
+// Fills set from the DWARF and version string of LuaJIT's module (the one
+// that exports luaJIT_setmode) and the built-in tables; what it found and
+// what it could not use goes to diag as evidence.
+void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch, LayoutSet &set,
+		       Diagnostics &diag);
+
+} // namespace ljcore

@@ -1,0 +1,104 @@
+#include "analyzer/locate/locate.h"
+
+#include "analyzer/locate/version_hint.h"
+#include "analyzer/locate/vm_scan.h"
+#include "analyzer/lua/vm.h"
+#include "analyzer/model/lua_text.h"
+
+namespace ljcore {
+
+namespace {
+
+// Adds the VMs the scan finds to vms; one found already says the scan
+// found it too.
+void add_scanned(const Target &target, const LayoutSet &layouts, std::vector<VmCandidate> &vms,
+		 std::optional<Rejection> &closest, Diagnostics &diag)
+{
+	size_t before = vms.size();
+	for (auto &c : scan_for_vms(target, layouts.order, closest)) {
+		uint64_t g = c.g;
+		if (!add_candidate(vms, std::move(c)))
+			for (auto &v : vms)
+				if (v.g == g)
+					v.checks.push_back("also found by the memory scan");
+	}
+	diag.evidence("memory scan: " + std::to_string(vms.size() - before) + " more VM(s)");
+}
+
+// No VM: the candidate that got furthest says what to look at, a layout
+// that is nearly right or a VM a crash damaged.
+void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanMode scan,
+		  Diagnostics &diag)
+{
+	std::string nearest;
+	if (closest) {
+		nearest = "; the closest candidate, g " + luajit_pointer(closest->g) + " (" +
+			  closest->layout + "), failed: " + closest->failed;
+		std::string passed;
+		for (auto &c : closest->passed)
+			passed += (passed.empty() ? "" : ", ") + c;
+		diag.evidence("closest candidate: g " + luajit_pointer(closest->g) + ", " +
+			      closest->found_by + ", layout " + closest->layout + ": passed " +
+			      passed + "; failed: " + closest->failed);
+	}
+	diag.problem("no LuaJIT VM found: tried the VM register at every native frame, the "
+		     "symbol globalL" +
+		     std::string(scan == ScanMode::never ? "" : " and a scan of writable memory") +
+		     ", with " + std::to_string(layouts) + " layouts" + nearest +
+		     " (--explain tells more)");
+}
+
+} // namespace
+
+LocatedVms locate_vms(const Target &target, const NativeSession &native,
+		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag)
+{
+	LocatedVms out;
+	candidate_layouts(target, native, target.arch(), out.layouts, diag);
+	const auto &order = out.layouts.order;
+	for (auto *ly : order)
+		diag.evidence(std::string("layout candidate: ") + ly->name);
+	std::optional<Rejection> closest;
+	out.vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks, order, diag,
+						 closest);
+	if (scan == ScanMode::always || (scan == ScanMode::automatic && out.vms.empty()))
+		add_scanned(target, out.layouts, out.vms, closest, diag);
+	if (out.vms.empty())
+		explain_none(closest, order.size(), scan, diag);
+	return out;
+}
+
+VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet &layouts,
+		     Diagnostics &diag)
+{
+	const lj_layout &ly = *c.layout;
+	Vm vm(target, ly, c.g);
+	VmResult v;
+	v.global_state = c.g;
+	v.found_by = c.found_by;
+	v.checks = c.checks;
+	v.layout = ly.name;
+	// The offsets alone, for the profiler's BPF walker: the names and
+	// the JIT layout point into memory that is ours, not the walker's.
+	v.layout_offsets = ly;
+	v.layout_offsets.name = nullptr;
+	v.layout_offsets.jit = nullptr;
+	if (ly.jit) {
+		v.trace_layout_offsets = *ly.jit;
+		v.trace_layout_offsets->name = nullptr;
+	}
+	if (c.thread)
+		v.tid = target.threads()[*c.thread].tid;
+	v.layout_source = c.layout == layouts.dwarf ? layouts.dwarf_source : "built-in table";
+	// A layout of DWARF that no table equals has no version to match.
+	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
+		compare_with_hint(layouts.version, v, diag);
+	v.main_thread = vm.ref(c.g + ly.g_mainthref).value_or(0);
+	v.current_thread = vm.ref(c.g + ly.g_cur_L).value_or(0);
+	v.vmstate = vm.value<int32_t>(c.g + ly.g_vmstate).value_or(0);
+	v.vmstate_text = vmstate_text(v.vmstate, ly.vmstates);
+	v.gc_total = vm.ref(c.g + ly.g_gc_total).value_or(0);
+	return v;
+}
+
+} // namespace ljcore

@@ -1,0 +1,40 @@
+// The locate step on its own: every LuaJIT VM of a target with the layout
+// it is read with. analyze, profile (and a crash handler) start here; what
+// they do with a VM is theirs.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "analyzer/locate/layout_candidates.h"
+#include "analyzer/locate/vm_locator.h"
+#include "analyzer/model/analysis.h"
+#include "readers/diagnostics.h"
+#include "readers/native_stack.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+// When to scan writable memory for VMs: only when neither the VM register
+// nor a symbol found one, always (finds idle VMs too), or never.
+enum class ScanMode { automatic, always, never };
+
+struct LocatedVms {
+	LayoutSet layouts; // the candidates' layouts point into it
+	std::vector<VmCandidate> vms;
+};
+
+// Finds the VMs from the VM register at every native frame of stacks (one
+// per thread of target, in order), the globalL symbol and, as scan says, a
+// scan of writable memory. How they were looked for goes to diag as
+// evidence; finding none is a problem, with the closest candidate named.
+LocatedVms locate_vms(const Target &target, const NativeSession &native,
+		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag);
+
+// What is known of a located VM before any walk: where it is, how it was
+// found, its layout and where that came from, its threads, state and GC
+// total, read from its global_State.
+VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet &layouts,
+		     Diagnostics &diag);
+
+} // namespace ljcore

@@ -1,0 +1,27 @@
+#include "analyzer/session.h"
+
+namespace ljcore {
+
+Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup)
+{
+	auto core = ElfCore::open(path, lookup);
+	if (!core)
+		return std::unexpected(core.error());
+	auto native = NativeSession::open_core(**core);
+	if (!native)
+		return std::unexpected(native.error().context(path));
+	return CoreSession{std::move(*core), std::move(*native)};
+}
+
+Expected<LiveSession> open_live(int32_t pid)
+{
+	auto process = LiveProcess::attach(pid);
+	if (!process)
+		return std::unexpected(process.error());
+	auto native = NativeSession::open_live(**process);
+	if (!native)
+		return std::unexpected(native.error().context("process " + std::to_string(pid)));
+	return LiveSession{std::move(*process), std::move(*native)};
+}
+
+} // namespace ljcore
