@@ -114,7 +114,7 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 void add_coroutines(const Vm &mem, VmResult &v, const CodeSymbolizer &symbolize,
 		    std::vector<std::string> &problems)
 {
-	ThreadList list = list_threads(mem, v.global_state);
+	ThreadList list = list_threads(mem);
 	v.gc_objects = list.objects_seen;
 	if (!list.problem.empty())
 		problems.push_back("coroutines of VM " + luajit_pointer(v.global_state) +
@@ -146,7 +146,7 @@ TraceSet vm_traces(const Vm &mem, uint64_t g, Arch arch, bool mcode,
 		set.problem = std::string("no JIT layout for ") + mem.layout().name +
 			      " (built without the JIT?)";
 	else
-		set = read_traces(mem, *tl, g, mcode);
+		set = read_traces(mem, *tl, mcode);
 	if (mcode && set.problem.empty()) {
 		auto dis = Disassembler::create(arch);
 		if (dis)
@@ -187,7 +187,7 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, uint64_t g, int32_t 
 		problems.push_back(what(traceno) + ": no JIT layout for " + mem.layout().name);
 		return std::nullopt;
 	}
-	TraceSet set = read_traces(mem, *tl, g, false, uint32_t(traceno));
+	TraceSet set = read_traces(mem, *tl, false, uint32_t(traceno));
 	if (!set.problem.empty()) {
 		problems.push_back(what(traceno) + ": " + set.problem);
 		return std::nullopt;
@@ -240,13 +240,12 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, uint64_t g, int32_t 
 // pointer. The CFI computes the frame from it on x86_64; on arm64 from the
 // frame pointer x29, which the interpreter keeps at sp + SAVE_FP_LR_ (192
 // in both forks' vm_arm64.dasc).
-void unwind_below_trace(const Vm &mem, uint64_t g, uint64_t L, Arch arch,
-			const NativeSession &native, NativeStack &stack, size_t trace_frame,
-			std::vector<std::string> &problems)
+void unwind_below_trace(const Vm &mem, uint64_t L, Arch arch, const NativeSession &native,
+			NativeStack &stack, size_t trace_frame, std::vector<std::string> &problems)
 {
 	const lj_layout &ly = mem.layout();
 	auto cframe = mem.value<uint64_t>(L + ly.L_cframe);
-	auto handler = jloop_handler(mem, g);
+	auto handler = jloop_handler(mem);
 	if (!cframe || !handler) {
 		problems.push_back("native frames below trace code: cannot read L->cframe or the "
 				   "dispatch table");
@@ -395,7 +394,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 			start.compiled = &compiled->frames;
 			v.vmstate_text = "trace " + std::to_string(compiled->frames.trace);
 			NativeStack &s = stacks[compiled->thread];
-			unwind_below_trace(mem, c.g, start.L, target.arch(), native, s,
+			unwind_below_trace(mem, start.L, target.arch(), native, s,
 					   compiled->native_frame, a.problems);
 			bool crashed = a.threads[compiled->thread].crashed;
 			a.threads[compiled->thread] =
@@ -441,7 +440,7 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		std::vector<uint64_t> known;
 		for (const LuaStack *s : active)
 			known.push_back(s->L);
-		for (uint64_t L : entered_states(mem, c.g, stacks, target.arch(), known))
+		for (uint64_t L : entered_states(mem, stacks, target.arch(), known))
 			v.entered.push_back(walk_lua_stack(mem, WalkStart{L, 0, 0}, symbolize));
 		for (const LuaStack &s : v.entered)
 			active.push_back(&s);
@@ -452,14 +451,14 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 					Ls.push_back(co.L);
 			for (auto &s : v.entered)
 				Ls.push_back(s.L);
-			v.requests = served_requests(mem, c.g, *nginx, Ls, a.evidence);
+			v.requests = served_requests(mem, *nginx, Ls, a.evidence);
 		}
 		if (options.locals) {
 			auto read = [&](LuaStack &s) {
-				read_frame_variables(mem, c.g, v.current_thread, s, *options.locals,
+				read_frame_variables(mem, v.current_thread, s, *options.locals,
 						     symbolize);
 			};
-			read_frame_variables(mem, c.g, v.current_thread, v.stack, *options.locals,
+			read_frame_variables(mem, v.current_thread, v.stack, *options.locals,
 					     symbolize,
 					     compiled ? &compiled->frames.values : nullptr);
 			for (auto &co : v.coroutines)
