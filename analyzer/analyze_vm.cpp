@@ -73,7 +73,7 @@ std::optional<CompiledCrash> walk_current(TargetAnalysis &ta, const Vm &vm, cons
 // Every coroutine of the VM with its state, stack, and the one it resumed.
 void add_coroutines(const Vm &vm, VmResult &v, const CodeSymbolizer &symbolize, Diagnostics &diag)
 {
-	ThreadList list = list_threads(vm, v.global_state);
+	ThreadList list = list_threads(vm);
 	v.gc_objects = list.objects_seen;
 	if (!list.problem.empty())
 		diag.problem("coroutines of VM " + luajit_pointer(v.global_state) +
@@ -104,7 +104,7 @@ TraceSet vm_traces(const Vm &vm, Arch arch, bool mcode, Diagnostics &diag)
 		set.problem = std::string("no JIT layout for ") + vm.layout().name +
 			      " (built without the JIT?)";
 	else
-		set = read_traces(vm, *tl, vm.g(), mcode);
+		set = read_traces(vm, *tl, mcode);
 	if (mcode && set.problem.empty()) {
 		auto dis = Disassembler::create(arch);
 		if (dis)
@@ -132,7 +132,7 @@ std::vector<const LuaStack *> active_stacks(TargetAnalysis &ta, const Vm &vm, Vm
 	std::vector<uint64_t> known;
 	for (const LuaStack *s : active)
 		known.push_back(s->L);
-	for (uint64_t L : entered_states(vm, vm.g(), ta.stacks, ta.target.arch(), known))
+	for (uint64_t L : entered_states(vm, ta.stacks, ta.target.arch(), known))
 		v.entered.push_back(walk_lua_stack(vm, WalkStart{L, 0, 0}, ta.symbolize));
 	for (const LuaStack &s : v.entered)
 		active.push_back(&s);
@@ -148,7 +148,7 @@ void add_requests(TargetAnalysis &ta, const Vm &vm, VmResult &v)
 			Ls.push_back(co.L);
 	for (auto &s : v.entered)
 		Ls.push_back(s.L);
-	v.requests = served_requests(vm, vm.g(), *ta.nginx, Ls, ta.diag);
+	v.requests = served_requests(vm, *ta.nginx, Ls, ta.diag);
 }
 
 // Locals and upvalues of every frame walked; the running stack's innermost
@@ -157,12 +157,12 @@ void add_locals(TargetAnalysis &ta, const Vm &vm, VmResult &v,
 		const std::optional<CompiledCrash> &compiled)
 {
 	const LocalsOptions &o = *ta.options.locals;
-	read_frame_variables(vm, vm.g(), v.current_thread, v.stack, o, ta.symbolize,
+	read_frame_variables(vm, v.current_thread, v.stack, o, ta.symbolize,
 			     compiled ? &compiled->frames.values : nullptr);
 	for (auto &co : v.coroutines)
-		read_frame_variables(vm, vm.g(), v.current_thread, co.stack, o, ta.symbolize);
+		read_frame_variables(vm, v.current_thread, co.stack, o, ta.symbolize);
 	for (auto &s : v.entered)
-		read_frame_variables(vm, vm.g(), v.current_thread, s, o, ta.symbolize);
+		read_frame_variables(vm, v.current_thread, s, o, ta.symbolize);
 }
 
 } // namespace
@@ -183,8 +183,8 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 	}
 	if (options.gc) {
 		v.gc = options.gc->paths
-			       ? gc_census_with_paths(vm, c.g, *options.gc, GcPathOptions{})
-			       : gc_census(vm, c.g, *options.gc);
+			       ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
+			       : gc_census(vm, *options.gc);
 		for (auto &p : v.gc->problems)
 			ta.diag.problem("GC heap of VM " + luajit_pointer(c.g) + ": " + p);
 	}

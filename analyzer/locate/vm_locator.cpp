@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 
 #include "analyzer/lua/lua_debug.h"
 
@@ -21,14 +20,6 @@ const char *const vmstate_names_tarantool[] = {
 	"interpreter", "Lua function",   "fast function",   "C function",      "GC",
 	"trace exit",  "trace recorder", "trace optimizer", "trace assembler",
 };
-
-// Rejections name their addresses: hundreds while the layouts are tried,
-// so not through snprintf.
-std::string hex(uint64_t v)
-{
-	char buf[18] = "0x";
-	return std::string(buf, std::to_chars(buf + 2, std::end(buf), v, 16).ptr);
-}
 
 // A frame whose symbol says it is LuaJIT's interpreter or one of its
 // fast functions, for the message that tells how G was found.

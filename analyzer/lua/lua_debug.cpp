@@ -169,8 +169,7 @@ std::string short_source(const std::string &src, int32_t firstline)
 	return out + (builtin ? "]" : "\"]");
 }
 
-Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt,
-						  uint32_t pos)
+Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt, uint32_t pos)
 {
 	std::vector<std::string> live;
 	if (pt.varinfo == 0)

@@ -54,14 +54,12 @@ struct FunctionName {
 
 // lj_debug_funcname(): how the caller, a Lua function stopped at the call
 // instruction at caller_pos, named the function it called.
-Expected<FunctionName> name_from_caller(const Vm &mem, const Proto &caller,
-					uint32_t caller_pos);
+Expected<FunctionName> name_from_caller(const Vm &mem, const Proto &caller, uint32_t caller_pos);
 
 // The names of the variables live at a position, in slot order: what
 // debug_varname() gives for slots 0, 1, ... (the varinfo of a stripped
 // function gives none). Slots are reused once a scope ends.
-Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt,
-						  uint32_t pos);
+Expected<std::vector<std::string>> live_variables(const Vm &mem, const Proto &pt, uint32_t pos);
 
 // lj_debug_uvname(): the name of an upvalue, "" without uvinfo.
 Expected<std::string> upvalue_name(const Vm &mem, const Proto &pt, uint32_t index);

@@ -45,4 +45,24 @@ inline uint64_t of_gc_object(const lj_layout &ly, uint32_t tag, uint64_t gc)
 		       : uint64_t(~tag) << 32 | (gc & 0xffffffff);
 }
 
+// The raw TValue of nil, false or true (setpriV()): the itype alone.
+inline uint64_t of_primitive(const lj_layout &ly, uint32_t tag)
+{
+	return ly.gc64 ? ~uint64_t(tag) << 47 | low47 : uint64_t(~tag) << 32;
+}
+
+// The GC object a raw TValue holds if it holds one of type tag, else 0.
+inline uint64_t gc_object_of(const lj_layout &ly, uint64_t raw, uint32_t tag)
+{
+	return itype(ly, raw) == ~tag ? gc_object(ly, raw) : 0;
+}
+
+// lightuserdata on 64-bit hosts keeps 47 bits of pointer under 17 bits
+// that are ~LJ_TLIGHTUD with GC64, 0x1fffe with 32-bit refs
+// (tvislightud() in lj_obj.h).
+inline bool is_lightuserdata(const lj_layout &ly, uint64_t raw)
+{
+	return uint32_t(raw >> 47) == (ly.gc64 ? 0x1fffcu : 0x1fffeu);
+}
+
 } // namespace ljcore::tvalue

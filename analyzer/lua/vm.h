@@ -12,6 +12,9 @@
 
 namespace ljcore {
 
+// One field of an object: its value, or where and why it could not be read.
+template <typename T> using Read = std::expected<T, ReadMiss>;
+
 // A GCRef or MRef under a layout, before there is a VM to read it through
 // (the locator follows L->glref to find g).
 inline std::expected<uint64_t, ReadMiss> read_ref(const Memory &mem, const lj_layout &layout,
@@ -30,7 +33,7 @@ public:
 	// g is the global_State, or a candidate for it while the locator
 	// decides whether it is one.
 	Vm(const Memory &mem, const lj_layout &layout, uint64_t g)
-		: mem_(mem), layout_(layout), g_(g)
+	    : mem_(mem), layout_(layout), g_(g)
 	{
 	}
 
@@ -55,10 +58,19 @@ public:
 		return mem_.read_value<uint8_t>(obj + LJ_GCT_OFFSET(&layout_));
 	}
 
+	// GCHeader.nextgc: the next object on the list obj is on.
+	Read<uint64_t> nextgc(uint64_t obj) const { return ref(obj); }
+
+	// GCstr.len: how many characters the string has.
+	Read<uint32_t> str_len(uint64_t gcstr) const
+	{
+		return mem_.read_value<uint32_t>(gcstr + layout_.str_len);
+	}
+
 	// The characters of a GCstr, at most max bytes of them.
 	std::expected<std::string, ReadMiss> str(uint64_t gcstr, uint32_t max = 4096) const
 	{
-		auto len = mem_.read_value<uint32_t>(gcstr + layout_.str_len);
+		auto len = str_len(gcstr);
 		if (!len)
 			return std::unexpected(len.error());
 		// Reading only max bytes keeps us bounded, but the prefix of a

@@ -1,6 +1,8 @@
 #include "analyzer/model/lua_text.h"
 
 #include <bit>
+#include <charconv>
+#include <iterator>
 
 namespace ljcore {
 
@@ -16,6 +18,12 @@ std::string luajit_pointer(uint64_t p)
 	for (unsigned i = n - 1; i >= 2; i--, p >>= 4)
 		out[i] = "0123456789abcdef"[p & 15];
 	return out;
+}
+
+std::string hex(uint64_t v)
+{
+	char buf[18] = "0x";
+	return std::string(buf, std::to_chars(buf + 2, std::end(buf), v, 16).ptr);
 }
 
 } // namespace ljcore

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <expected>
 
-#include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/lua_state.h"
+#include "analyzer/model/lua_text.h"
 #include "analyzer/values/lua_path.h"
 #include "analyzer/values/lua_table.h"
 #include "analyzer/values/lua_values.h"
@@ -19,34 +20,23 @@ constexpr uint64_t max_str_len = 64 * 1024;
 // "HTTP" as ngx_http_request_t.signature holds it (NGX_HTTP_MODULE).
 constexpr uint32_t http_signature = 0x50545448;
 
-// OpenResty's luajit2 appends exdata and exdata2 (two native pointers) to
-// lua_State, after stacksize: a lua_State that much larger than upstream's
-// has them. 0 when this layout has no exdata.
-uint64_t exdata_offset(const lj_layout &ly)
-{
-	uint64_t upstream_size = (ly.L_stacksize + 4 + 7) & ~uint64_t(7);
-	return ly.L_size >= upstream_size + 16 ? upstream_size : 0;
-}
-
 // The request pointer a coroutine's handler would get from
 // ngx_http_lua_get_req(), and where it was found.
-Expected<std::pair<uint64_t, std::string>> request_pointer(const Vm &mem, uint64_t g,
-							   uint64_t L)
+Expected<std::pair<uint64_t, std::string>> request_pointer(const Vm &mem, uint64_t L)
 {
-	const lj_layout &ly = mem.layout();
-	if (uint64_t off = exdata_offset(ly)) {
-		auto r = mem.value<uint64_t>(L + off);
-		if (!r)
-			return fail("L->exdata unreadable: " + r.error().reason);
-		return std::pair{*r, std::string("L->exdata")};
+	LuaState state(mem, L);
+	if (auto r = state.exdata()) {
+		if (!*r)
+			return fail("L->exdata unreadable: " + r->error().reason);
+		return std::pair{**r, std::string("L->exdata")};
 	}
-	auto env = mem.ref(L + ly.L_env);
+	auto env = state.env();
 	if (!env)
 		return fail("L->env unreadable: " + env.error().reason);
 	auto raw = table_get(mem, *env, LuaKey{LuaKey::Kind::string, "__ngx_req"});
 	if (!raw)
 		return std::unexpected(raw.error());
-	LuaValue v = ValueReader(mem, g, 0, ValueLimits{}, {}).of_raw(*raw);
+	LuaValue v = ValueReader(mem, 0, ValueLimits{}, {}).of_raw(*raw);
 	if (v.type == LuaValue::Type::nil)
 		return std::pair{uint64_t(0), std::string("__ngx_req global")};
 	if (v.type != LuaValue::Type::lightuserdata)
@@ -127,14 +117,14 @@ Expected<NginxRequest> read_request(const Memory &mem, const NginxLayout &ngx, u
 
 } // namespace
 
-std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
+std::vector<NginxRequest> served_requests(const Vm &mem, const NginxLayout &ngx,
 					  const std::vector<uint64_t> &Ls,
 					  Diagnostics &diag)
 {
 	std::vector<NginxRequest> requests;
 	for (uint64_t L : Ls) {
 		std::string who = "nginx request of coroutine " + luajit_pointer(L) + ": ";
-		auto ptr = request_pointer(mem, g, L);
+		auto ptr = request_pointer(mem, L);
 		if (!ptr) {
 			diag.evidence(who + ptr.error().message);
 			continue;

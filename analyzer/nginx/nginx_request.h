@@ -18,7 +18,7 @@ namespace ljcore {
 // The requests the coroutines Ls serve, in that order. A coroutine whose
 // request pointer is absent or does not hold up against memory yields no
 // request; why goes to diag as evidence.
-std::vector<NginxRequest> served_requests(const Vm &mem, uint64_t g, const NginxLayout &ngx,
+std::vector<NginxRequest> served_requests(const Vm &vm, const NginxLayout &ngx,
 					  const std::vector<uint64_t> &Ls, Diagnostics &diag);
 
 } // namespace ljcore

@@ -63,8 +63,8 @@ ProfileFrame native_frame(const NativeFrame &f)
 // A sample in a trace: libdwfl stops at its machine code (no CFI) and goes
 // on from the interpreter's C frame, as the crash path does
 // (jloop_handler()). mem reads the sample's memory.
-void unwind_below_trace(const NativeSession &native, const Vm &mem, uint64_t g,
-			const lj_profile_sample &s, const ThreadRegs &regs, NativeStack &stack)
+void unwind_below_trace(const NativeSession &native, const Vm &mem, const lj_profile_sample &s,
+			const ThreadRegs &regs, NativeStack &stack)
 {
 	// The trace's own frame: the first in no module (a helper it called,
 	// lj_vm_modi say, may be above it).
@@ -72,7 +72,7 @@ void unwind_below_trace(const NativeSession &native, const Vm &mem, uint64_t g,
 	while (k < stack.frames.size() &&
 	       !(stack.frames[k].module.empty() && stack.frames[k].function.empty()))
 		k++;
-	auto handler = jloop_handler(mem, g);
+	auto handler = jloop_handler(mem);
 	if (k == stack.frames.size() || !handler || !s.cframe)
 		return;
 	ThreadRegs below = regs;
@@ -107,7 +107,7 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, mem);
 	Vm lmem(mem, ly, g);
 	if (s.vmstate > 0)
-		unwind_below_trace(native, lmem, g, s, regs, stack);
+		unwind_below_trace(native, lmem, s, regs, stack);
 	if (stack.frames.empty()) {
 		why = "native unwinding failed: " + stack.stop_reason;
 		return false;

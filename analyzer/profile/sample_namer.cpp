@@ -165,7 +165,7 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 	};
 	auto [t, ip] = first_in_trace();
 	if (!t) {
-		traces_ = read_traces(mem_, *tl, g_, false, 0);
+		traces_ = read_traces(mem_, *tl, false, 0);
 		traces_.mcode_unit = mcode_unit(Arch::x86_64);
 		std::tie(t, ip) = first_in_trace();
 		if (!t)

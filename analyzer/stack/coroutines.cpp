@@ -2,6 +2,11 @@
 
 #include <unordered_set>
 
+#include "analyzer/lua/function.h"
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/lua_state.h"
+#include "analyzer/lua/tvalue.h"
+
 namespace ljcore {
 
 namespace {
@@ -10,41 +15,23 @@ namespace {
 // smallest objects; beyond that the list must be cyclic or garbage.
 constexpr uint64_t max_gc_objects = uint64_t(1) << 32;
 
-// g->gc.root, from the GCState layout (lj_obj.h): total and threshold
-// (GCSize), four bytes of state, sweepstr (MSize), then root.
-uint64_t gc_root_field(const lj_layout &ly)
+// A TValue holding a thread: the lua_State, else 0 (tvisthread()).
+uint64_t thread_of(const Vm &vm, uint64_t tv)
 {
-	return ly.g_gc_total + (ly.gc64 ? 8 + 8 + 4 + 4 : 4 + 4 + 4 + 4);
-}
-
-// The 47-bit GC pointer inside a GC64 TValue (LJ_GCVMASK in lj_obj.h).
-constexpr uint64_t gcvmask = (uint64_t(1) << 47) - 1;
-
-// A TValue holding a thread: the lua_State, else 0 (lj_obj.h tvisthread).
-uint64_t thread_of(const Vm &mem, uint64_t tv)
-{
-	if (mem.layout().gc64) {
-		auto v = mem.value<uint64_t>(tv);
-		// itype ~LJ_TTHREAD in the top 17 bits.
-		if (!v || (*v >> 47) != (0x1ffffu & ~6u))
-			return 0;
-		return *v & gcvmask;
-	}
-	auto gcr = mem.value<uint32_t>(tv);
-	auto it = mem.value<uint32_t>(tv + 4);
-	return gcr && it && *it == ~6u ? *gcr : 0;
+	auto raw = vm.value<uint64_t>(tv);
+	return raw ? tvalue::gc_object_of(vm.layout(), *raw, LJ_TTHREAD) : 0;
 }
 
 } // namespace
 
-ThreadList list_threads(const Vm &mem, uint64_t g)
+ThreadList list_threads(const Vm &mem)
 {
-	const lj_layout &ly = mem.layout();
+	GlobalState g(mem);
 	ThreadList out;
-	uint64_t main_thread = mem.ref(g + ly.g_mainthref).value_or(0);
+	uint64_t main_thread = g.mainthread().value_or(0);
 	if (main_thread)
 		out.threads.push_back(main_thread);
-	auto obj = mem.ref(g + gc_root_field(ly));
+	auto obj = g.gc_root();
 	if (!obj) {
 		out.problem = "g->gc.root unreadable: " + obj.error().reason;
 		return out;
@@ -64,7 +51,7 @@ ThreadList list_threads(const Vm &mem, uint64_t g)
 		if (*gct == LJ_TTHREAD && o != main_thread && listed.insert(o).second)
 			out.threads.push_back(o);
 		out.objects_seen++;
-		auto next = mem.ref(o);
+		auto next = mem.nextgc(o);
 		if (!next) {
 			out.problem = "GC object list broken: " + next.error().reason;
 			break;
@@ -89,21 +76,21 @@ ThreadList list_threads(const Vm &mem, uint64_t g)
 
 std::string coroutine_status(const Vm &mem, uint64_t L, uint64_t current)
 {
-	const lj_layout &ly = mem.layout();
 	if (L == current)
 		return "running";
-	auto status = mem.value<uint8_t>(L + ly.L_status);
-	auto base = mem.value<uint64_t>(L + ly.L_base);
-	auto top = mem.value<uint64_t>(L + ly.L_top);
-	auto stack = mem.ref(L + ly.L_stack);
+	LuaState state(mem, L);
+	auto status = state.status();
+	auto base = state.base();
+	auto top = state.top();
+	auto stack = state.stack();
 	if (!status || !base || !top || !stack)
 		return "unreadable";
-	if (*status == 1) // LUA_YIELD
+	if (*status == lua_yield)
 		return "suspended";
-	if (*status != 0)
+	if (*status != lua_ok)
 		return "dead";
 	// sizeof(TValue) is 8 in every build.
-	if (*base > *stack + 8 * (1 + ly.fr2))
+	if (*base > *stack + 8 * (1 + mem.layout().fr2))
 		return "normal";
 	return *top == *base ? "dead" : "suspended";
 }
@@ -115,9 +102,10 @@ uint64_t resumed_thread(const Vm &mem, uint64_t frame_slot, uint64_t func)
 		return co;
 	// coroutine.wrap's function is a C closure whose upvalue is the
 	// thread; the upvalues follow the lua_CFunction pointer.
-	auto nup = mem.value<uint8_t>(func + mem.layout().fn_nupvalues);
+	Function fn(mem, func);
+	auto nup = fn.nupvalues();
 	if (nup && *nup >= 1)
-		return thread_of(mem, func + mem.layout().fn_f + 8);
+		return thread_of(mem, fn.c_upvalue_at(0));
 	return 0;
 }
 

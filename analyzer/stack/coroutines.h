@@ -11,7 +11,7 @@
 
 namespace ljcore {
 
-// The main thread first, then every thread on the GC object list
+// The main thread of vm first, then every thread on the GC object list
 // (g->gc.root). Bounded and cycle-safe; a broken list ends the search
 // with the reason in problem.
 struct ThreadList {
@@ -19,7 +19,7 @@ struct ThreadList {
 	uint64_t objects_seen = 0;
 	std::string problem;
 };
-ThreadList list_threads(const Vm &mem, uint64_t g);
+ThreadList list_threads(const Vm &vm);
 
 // coroutine.status() as lib_base.c decides it: running, suspended,
 // normal (it resumed another one), dead.

@@ -3,73 +3,33 @@
 #include <algorithm>
 #include <string_view>
 
-#include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/frame.h"
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/lua_state.h"
+#include "analyzer/model/lua_text.h"
 #include "luajit/bytecode.h"
 
 namespace ljcore {
 
 namespace {
 
-// Frame link facts (lj_frame.h): the type sits in the low bits of the
-// link; a Lua link is a bytecode pc, the others a byte delta down.
-constexpr int64_t frame_type_mask = 3, frame_typep_mask = 7;
-constexpr int64_t frame_lua = 0, frame_c = 1, frame_cont = 2;
-
-// cframe_raw(): the low bits of a C frame pointer are flags.
-constexpr uint64_t cframe_raw_mask = ~uint64_t(3);
-
 // Bound on the C frames of lua_cpcall skipped at one position: nesting
 // deeper than LUAI_MAXCCALLS (200) C calls is an error in LuaJIT.
 constexpr int max_cframe_skips = 256;
 
-struct FrameLink {
-	int64_t ftsz = 0;
-	uint64_t prev = 0;
-};
-
-// frame_ftsz() and frame_prev() of the frame link at slot f.
-std::optional<FrameLink> frame_link(const Vm &mem, uint64_t f)
-{
-	const lj_layout &ly = mem.layout();
-	FrameLink link;
-	if (ly.fr2) {
-		auto v = mem.value<uint64_t>(f);
-		if (!v)
-			return std::nullopt;
-		link.ftsz = int64_t(*v);
-	} else {
-		auto v = mem.value<uint32_t>(f + 4);
-		if (!v)
-			return std::nullopt;
-		link.ftsz = int32_t(*v);
-	}
-	if ((link.ftsz & frame_type_mask) == frame_lua) {
-		// frame_prevl(): the A operand of the call instruction.
-		uint64_t pc = ly.fr2 ? uint64_t(link.ftsz) : uint32_t(link.ftsz);
-		auto ins = mem.value<uint32_t>(pc - 4);
-		if (!ins)
-			return std::nullopt;
-		link.prev = f - 8 * (1 + ly.fr2 + ((*ins >> 8) & 0xff));
-	} else {
-		link.prev = f - uint64_t(link.ftsz & ~frame_typep_mask);
-	}
-	return link;
-}
-
 // Does leaving the frame with this link leave its C frame too? A C link
 // (lua_call, lua_pcall, lua_cpcall) does, and so does the continuation of
 // an FFI callback (frame_iscont_fficb(): its contv slot holds 1).
-std::optional<bool> owns_cframe(const Vm &mem, uint64_t f, int64_t ftsz)
+Read<bool> owns_cframe(const Vm &mem, uint64_t f, int64_t ftsz)
 {
-	const lj_layout &ly = mem.layout();
-	if ((ftsz & frame_type_mask) == frame_c)
+	if ((ftsz & LJ_FRAME_TYPE) == LJ_FRAME_C)
 		return true;
-	if ((ftsz & frame_typep_mask) != frame_cont)
+	if ((ftsz & LJ_FRAME_TYPEP) != LJ_FRAME_CONT)
 		return false;
-	auto contv = mem.value<uint64_t>(f - 8 * (ly.fr2 ? 3 : 1));
+	auto contv = frame_contv(mem, f);
 	if (!contv)
-		return std::nullopt;
-	return (ly.fr2 ? *contv : uint32_t(*contv)) == 1;
+		return std::unexpected(contv.error());
+	return *contv == 1;
 }
 
 // The stack pointer's DWARF register number.
@@ -80,13 +40,12 @@ int sp_register(Arch arch)
 
 } // namespace
 
-std::optional<uint64_t> jloop_handler(const Vm &mem, uint64_t g)
+std::optional<uint64_t> jloop_handler(const Vm &mem)
 {
-	const lj_layout &ly = mem.layout();
 	uint32_t jloop = 0;
 	while (jloop < LJ_BC_COUNT && std::string_view(lj_bcdefs[jloop].name) != "JLOOP")
 		jloop++;
-	auto handler = mem.value<uint64_t>(g - ly.gg_g + ly.gg_dispatch + 8 * jloop);
+	auto handler = GlobalState(mem).dispatch(jloop);
 	return handler ? std::optional(*handler) : std::nullopt;
 }
 
@@ -96,18 +55,18 @@ std::optional<uint64_t> jloop_handler(const Vm &mem, uint64_t g)
 // much stack was in use when they were entered).
 FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack)
 {
-	const lj_layout &ly = mem.layout();
 	FrameCframes out;
 	out.cframe.assign(stack.frames.size(), 0);
 	if (stack.frames.empty())
 		return out;
-	auto raw_cf = mem.value<uint64_t>(stack.L + ly.L_cframe);
-	auto stack_bottom = mem.ref(stack.L + ly.L_stack);
+	LuaState L(mem, stack.L);
+	auto raw_cf = L.cframe();
+	auto stack_bottom = L.stack();
 	if (!raw_cf || !stack_bottom) {
 		out.problem = "cannot read L->cframe or L->stack";
 		return out;
 	}
-	uint64_t cf = *raw_cf & cframe_raw_mask;
+	uint64_t cf = cframe_raw(*raw_cf);
 	uint64_t f = stack.frames[0].slot;
 	size_t next = 0;
 	// Every step goes down the stack, and at most two pseudo frames sit
@@ -115,19 +74,19 @@ FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack)
 	for (size_t steps = 0; next < stack.frames.size() && steps < 3 * stack.frames.size() + 3;
 	     steps++) {
 		for (int i = 0; cf && i < max_cframe_skips; i++) {
-			auto nres = mem.value<int32_t>(cf + ly.cf_nres);
+			auto nres = cframe_nres(mem, cf);
 			if (!nres) {
 				out.problem = "cannot read C frame " + luajit_pointer(cf);
 				return out;
 			}
 			if (*nres >= 0 || f >= *stack_bottom + uint64_t(-int64_t(*nres)))
 				break;
-			auto prev = mem.value<uint64_t>(cf + ly.cf_prev);
+			auto prev = cframe_prev(mem, cf);
 			if (!prev) {
 				out.problem = "cannot read C frame " + luajit_pointer(cf);
 				return out;
 			}
-			cf = *prev & cframe_raw_mask;
+			cf = *prev;
 		}
 		if (f == stack.frames[next].slot)
 			out.cframe[next++] = cf;
@@ -142,18 +101,18 @@ FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack)
 			continue;
 		}
 		auto link = frame_link(mem, f);
-		auto owns = link ? owns_cframe(mem, f, link->ftsz) : std::nullopt;
+		auto owns = link ? owns_cframe(mem, f, link->ftsz) : std::unexpected(link.error());
 		if (!owns) {
 			out.problem = "cannot read the frame link at " + luajit_pointer(f);
 			return out;
 		}
 		if (*owns && cf) {
-			auto prev = mem.value<uint64_t>(cf + ly.cf_prev);
+			auto prev = cframe_prev(mem, cf);
 			if (!prev) {
 				out.problem = "cannot read C frame " + luajit_pointer(cf);
 				return out;
 			}
-			cf = *prev & cframe_raw_mask;
+			cf = *prev;
 		}
 		if (link->prev >= f)
 			break;
@@ -165,11 +124,9 @@ FrameCframes frame_cframes(const Vm &mem, const LuaStack &stack)
 	return out;
 }
 
-std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
-				     const std::vector<NativeStack> &stacks, Arch arch,
-				     const std::vector<uint64_t> &known)
+std::vector<uint64_t> entered_states(const Vm &mem, const std::vector<NativeStack> &stacks,
+				     Arch arch, const std::vector<uint64_t> &known)
 {
-	const lj_layout &ly = mem.layout();
 	const int sp = sp_register(arch);
 	std::vector<uint64_t> found;
 	auto seen = [&](uint64_t L) {
@@ -178,13 +135,12 @@ std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
 	};
 	// Is cf on the C-frame chain of L?
 	auto on_chain = [&](uint64_t L, uint64_t cf) {
-		auto head = mem.value<uint64_t>(L + ly.L_cframe);
-		uint64_t at = head ? *head & cframe_raw_mask : 0;
+		auto head = LuaState(mem, L).cframe();
+		uint64_t at = head ? cframe_raw(*head) : 0;
 		for (int i = 0; at && i < max_cframe_skips; i++) {
 			if (at == cf)
 				return true;
-			auto prev = mem.value<uint64_t>(at + ly.cf_prev);
-			at = prev ? *prev & cframe_raw_mask : 0;
+			at = cframe_prev(mem, at).value_or(0);
 		}
 		return false;
 	};
@@ -193,12 +149,12 @@ std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
 			if (!f.has_reg(sp))
 				continue;
 			uint64_t cf = f.regs.dwarf[size_t(sp)];
-			auto L = mem.ref(cf + ly.cf_l);
+			auto L = cframe_L(mem, cf);
 			if (!L || !*L || seen(*L))
 				continue;
 			auto gct = mem.gct(*L);
-			auto Lg = mem.ref(*L + ly.L_glref);
-			if (gct && *gct == LJ_TTHREAD && Lg && *Lg == g && on_chain(*L, cf))
+			auto Lg = LuaState(mem, *L).glref();
+			if (gct && *gct == LJ_TTHREAD && Lg && *Lg == mem.g() && on_chain(*L, cf))
 				found.push_back(*L);
 		}
 	}

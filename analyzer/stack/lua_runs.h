@@ -39,15 +39,14 @@ void order_lua_runs(std::vector<ThreadResult> &threads);
 // CFI: the trace runs on the C frame of the interpreter that entered it, so
 // at the interpreter's JLOOP handler (dispatch[BC_JLOOP] in GG_State) with
 // the stack pointer at L->cframe. The handler's address, if readable.
-std::optional<uint64_t> jloop_handler(const Vm &mem, uint64_t g);
+std::optional<uint64_t> jloop_handler(const Vm &vm);
 
-// lua_States of the VM g, other than those in `known`, that a VM entry on
+// lua_States of vm, other than those in `known`, that a VM entry on
 // some native stack runs, innermost first: coroutines waiting in
 // coroutine.resume for the running one, or states a C host entered. A
 // native frame counts only when the lua_State its C frame names (CFRAME_L)
-// is a thread of g whose own C-frame chain holds that very C frame.
-std::vector<uint64_t> entered_states(const Vm &mem, uint64_t g,
-				     const std::vector<NativeStack> &stacks, Arch arch,
-				     const std::vector<uint64_t> &known);
+// is a thread of vm whose own C-frame chain holds that very C frame.
+std::vector<uint64_t> entered_states(const Vm &vm, const std::vector<NativeStack> &stacks,
+				     Arch arch, const std::vector<uint64_t> &known);
 
 } // namespace ljcore

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "analyzer/lua/function.h"
 #include "analyzer/lua/lua_debug.h"
 
 namespace ljcore {
@@ -62,8 +63,8 @@ std::string walk_problem(const lj_walk &w, const WalkContext &ctx)
 void describe_function(const Vm &mem, const WalkedFrame &raw, LuaFrame &f,
 		       const CodeSymbolizer &symbolize)
 {
-	const lj_layout &ly = mem.layout();
-	auto ffid = mem.value<uint8_t>(raw.func + ly.fn_ffid);
+	Function fn(mem, raw.func);
+	auto ffid = fn.ffid();
 	if (!ffid) {
 		f.problem = "cannot read the function at " + luajit_pointer(raw.func);
 		return;
@@ -73,8 +74,7 @@ void describe_function(const Vm &mem, const WalkedFrame &raw, LuaFrame &f,
 		f.what = "C";
 		f.source = "=[C]";
 		f.short_src = "[C]";
-		// lua_CFunction is a native pointer whatever the GC ref size.
-		if (auto cf = mem.value<uint64_t>(raw.func + ly.fn_f))
+		if (auto cf = fn.c_function())
 			f.c_function = *cf;
 		if (f.c_function && symbolize)
 			f.c_symbol = symbolize(f.c_function);
@@ -106,8 +106,7 @@ void describe_function(const Vm &mem, const WalkedFrame &raw, LuaFrame &f,
 
 } // namespace
 
-LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
-			const CodeSymbolizer &symbolize)
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize)
 {
 	LuaStack stack;
 	stack.L = start.L;
@@ -131,7 +130,8 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
 			stack.stop_reason = walk_problem(w, ctx);
 			break;
 		}
-		raw.push_back({fr.slot, fr.nextslot, fr.prevslot, fr.func, fr.pc, fr.type, fr.level});
+		raw.push_back(
+			{fr.slot, fr.nextslot, fr.prevslot, fr.func, fr.pc, fr.type, fr.level});
 	}
 	if (raw.size() == max_lua_frames) {
 		stack.complete = false;
@@ -160,9 +160,8 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
 	return stack;
 }
 
-void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw,
-		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
-		 LuaStack &stack)
+void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw, const TraceFrames *compiled,
+		 size_t ncompiled, const CodeSymbolizer &symbolize, LuaStack &stack)
 {
 	for (size_t i = 0; i < raw.size(); i++) {
 		LuaFrame f;

@@ -25,8 +25,7 @@ struct WalkStart {
 // Names a C function pointer (a symbol), empty if unknown.
 using CodeSymbolizer = std::function<std::string(uint64_t)>;
 
-LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start,
-			const CodeSymbolizer &symbolize);
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize);
 
 // One frame as the walker (luajit/walker.h, struct lj_frame) visits it.
 struct WalkedFrame {
@@ -44,8 +43,7 @@ struct WalkedFrame {
 // instruction of the frame right below, when it links there. The first
 // ncompiled + 1 run in compiled's trace (none without it). For walks made
 // elsewhere, as the profiler's in BPF.
-void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw,
-		 const TraceFrames *compiled, size_t ncompiled, const CodeSymbolizer &symbolize,
-		 LuaStack &stack);
+void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw, const TraceFrames *compiled,
+		 size_t ncompiled, const CodeSymbolizer &symbolize, LuaStack &stack);
 
 } // namespace ljcore

@@ -20,7 +20,7 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, int32_t traceno,
 		diag.problem(what(traceno) + ": no JIT layout for " + mem.layout().name);
 		return std::nullopt;
 	}
-	TraceSet set = read_traces(mem, *tl, g, false, uint32_t(traceno));
+	TraceSet set = read_traces(mem, *tl, false, uint32_t(traceno));
 	if (!set.problem.empty()) {
 		diag.problem(what(traceno) + ": " + set.problem);
 		return std::nullopt;
@@ -70,7 +70,7 @@ void unwind_below_trace(const Vm &mem, uint64_t L, Arch arch, const NativeSessio
 {
 	const lj_layout &ly = mem.layout();
 	auto cframe = mem.value<uint64_t>(L + ly.L_cframe);
-	auto handler = jloop_handler(mem, mem.g());
+	auto handler = jloop_handler(mem);
 	if (!cframe || !handler) {
 		diag.problem("native frames below trace code: cannot read L->cframe or the "
 			     "dispatch table");

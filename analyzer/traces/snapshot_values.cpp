@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analyzer/lua/lua_debug.h"
-#include "analyzer/traces/ir_ops.h"
 #include "analyzer/lua/tvalue.h"
+#include "analyzer/traces/ir_ops.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
@@ -139,9 +139,7 @@ SnapshotSlot Restorer::from_bits(uint8_t type, uint64_t bits) const
 	if (type == irt_num)
 		return {bits, {}};
 	if (type <= irt_true)
-		return {ly.gc64 ? ~(uint64_t(type)) << 47 | tvalue::low47
-				: uint64_t(~uint32_t(type)) << 32,
-			{}};
+		return {tvalue::of_primitive(ly, type), {}};
 	if (type > irt_lightud && type <= LJ_TUDATA && type != LJ_IRT_P32 && type != LJ_IRT_P64 &&
 	    type != LJ_TPROTO)
 		return {tvalue::of_gc_object(ly, type, bits), {}};

@@ -2,7 +2,9 @@
 
 #include <functional>
 
+#include "analyzer/lua/function.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/tvalue.h"
 #include "analyzer/traces/ir_ops.h"
 #include "luajit/frame.h"
 #include "luajit/trace_layout.h"
@@ -94,7 +96,6 @@ Expected<uint64_t> ir_object(const Vm &mem, const Trace &t, uint32_t ref, uint64
 {
 	static const int kgc = ir_op("KGC"), sload = ir_op("SLOAD"), uload = ir_op("ULOAD"),
 			 urefo = ir_op("UREFO"), urefc = ir_op("UREFC");
-	const lj_layout &ly = mem.layout();
 	const IrIns *ins = t.at(ref);
 	if (!ins || depth > 4)
 		return fail("IR " + std::to_string(ref) + " is not followed");
@@ -102,8 +103,7 @@ Expected<uint64_t> ir_object(const Vm &mem, const Trace &t, uint32_t ref, uint64
 		auto v = mem.value<uint64_t>(tv);
 		if (!v)
 			return fail("its value is unreadable");
-		// GC64: the 47-bit pointer under the type tag; else the low word.
-		return ly.gc64 ? *v & ((uint64_t(1) << 47) - 1) : *v & 0xffffffffu;
+		return tvalue::gc_object(mem.layout(), *v);
 	};
 	if (ins->op == kgc)
 		return ins->func.address ? ins->func.address : ins->k;
@@ -116,8 +116,8 @@ Expected<uint64_t> ir_object(const Vm &mem, const Trace &t, uint32_t ref, uint64
 		auto fn = ir_object(mem, t, uref->op1, slot0, depth + 1);
 		if (!fn)
 			return fn;
-		auto uv = mem.ref(*fn + ly.fn_uvptr + uint64_t(uref->op2 >> 8) * ly.ptrsize);
-		auto tv = uv ? mem.ref(*uv + ly.uv_v) : uv;
+		auto uv = Function(mem, *fn).upvalue(uref->op2 >> 8);
+		auto tv = uv ? upval_value(mem, *uv) : uv;
 		if (!tv)
 			return fail("the upvalue of IR " + std::to_string(ref) + " is unreadable");
 		return tvalue_object(*tv);
@@ -148,7 +148,7 @@ Expected<TraceFrames> restore_trace_frames(const Vm &mem, const Trace &t, uint32
 		if (!fn)
 			return fn;
 		// What it found must be a function: its header says so.
-		auto gct = mem.value<uint8_t>(*fn + LJ_GCT_OFFSET(&ly));
+		auto gct = mem.gct(*fn);
 		if (!gct || *gct != uint8_t(~LJ_TFUNC))
 			return fail("IR " + std::to_string(ref) + " holds no function");
 		return fn;

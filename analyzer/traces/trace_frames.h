@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "analyzer/lua/vm.h"
-#include "analyzer/traces/snapshot_values.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/traces/snapshot_values.h"
 #include "readers/error.h"
 
 namespace ljcore {

@@ -4,9 +4,9 @@
 // parent's exit that LuaJIT patched to jump to it (lj_asm_patchexit).
 #pragma once
 
-#include "analyzer/traces/disasm.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/traces/disasm.h"
 
 namespace ljcore {
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "analyzer/lua/function.h"
+#include "analyzer/lua/global_state.h"
 #include "analyzer/lua/limits.h"
 #include "analyzer/lua/lua_debug.h"
 #include "analyzer/traces/ir_ops.h"
@@ -79,19 +81,17 @@ std::string function_location(const std::string &chunkname, const Proto &pt)
 // of a Lua function gives its location at pc 0, i.e. its first line.
 TraceFunction function_info(const Vm &mem, uint64_t fn, std::string &problem)
 {
-	const lj_layout &ly = mem.layout();
+	Function func(mem, fn);
 	TraceFunction f;
 	f.address = fn;
-	auto ffid = mem.value<uint8_t>(fn + ly.fn_ffid);
+	auto ffid = func.ffid();
 	if (!ffid) {
 		problem = miss_at("GCfunc", fn, ffid.error());
 		return f;
 	}
 	f.ffid = *ffid;
 	if (f.ffid != LJ_FF_LUA) {
-		f.cfunc = mem.ref(fn + ly.fn_f).value_or(0);
-		if (ly.ptrsize == 4) // lua_CFunction is a native pointer
-			f.cfunc = mem.value<uint64_t>(fn + ly.fn_f).value_or(0);
+		f.cfunc = func.c_function().value_or(0);
 		return f;
 	}
 	auto pt = function_proto(mem, fn);
@@ -127,7 +127,7 @@ void resolve_constant(const Vm &mem, bool gc64, const std::vector<uint8_t> &raw,
 		ins.k = gc64 ? load<uint64_t>(raw, wide) : load<uint32_t>(raw, at);
 		uint8_t t = ins.type & LJ_IRT_TYPE;
 		if (t == LJ_TSTR) {
-			auto len = mem.value<uint32_t>(ins.k + mem.layout().str_len);
+			auto len = mem.str_len(ins.k);
 			auto s = mem.str(ins.k, 64);
 			if (len && s) {
 				ins.str_len = *len;
@@ -343,15 +343,15 @@ std::string luajit_function(const std::string &chunkname, const Proto &pt)
 	return "function <" + function_location(chunkname, pt) + ">";
 }
 
-TraceSet read_traces(const Vm &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
-		     uint32_t only)
+TraceSet read_traces(const Vm &mem, const lj_trace_layout &tl, bool with_mcode, uint32_t only)
 {
 	const lj_layout &ly = mem.layout();
+	GlobalState g(mem);
 	TraceSet set;
 	set.fork = fork_name(tl);
 	set.gc64 = ly.gc64;
-	set.jit_state = g - ly.gg_g + tl.gg_J;
-	int32_t vmstate = mem.value<int32_t>(g + ly.g_vmstate).value_or(0);
+	set.jit_state = g.gg() + tl.gg_J;
+	int32_t vmstate = g.vmstate().value_or(0);
 	set.executing = vmstate > 0 ? vmstate : 0;
 	auto array = mem.value<uint64_t>(set.jit_state + tl.J_trace);
 	auto size = mem.value<uint32_t>(set.jit_state + tl.J_sizetrace);

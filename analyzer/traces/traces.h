@@ -5,18 +5,16 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/lua/vm.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/vm.h"
 #include "analyzer/model/trace_model.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
 
-// Every trace of the VM whose global_State is g, or only trace number
-// only when it is not 0. A trace that cannot be read is listed with the
-// reason; the others still are. with_mcode also reads machine code.
-TraceSet read_traces(const Vm &mem, const lj_trace_layout &tl, uint64_t g, bool with_mcode,
-		     uint32_t only = 0);
+// Every trace of vm, or only trace number only when it is not 0. A trace that cannot be read is
+// listed with the reason; the others still are. with_mcode also reads machine code.
+TraceSet read_traces(const Vm &vm, const lj_trace_layout &tl, bool with_mcode, uint32_t only = 0);
 
 // lj_debug_pushloc(): how LuaJIT names a place in a function for jit.dump
 // and jit.util.funcinfo: "file.lua:12" (directories dropped), "=name:12",

@@ -2,8 +2,11 @@
 
 #include <optional>
 
-#include "analyzer/values/lua_table.h"
+#include "analyzer/lua/function.h"
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/table.h"
 #include "analyzer/lua/tvalue.h"
+#include "analyzer/values/lua_table.h"
 #include "luajit/bytecode.h"
 
 namespace ljcore {
@@ -34,11 +37,11 @@ std::optional<uint64_t> table_of(const Vm &mem, uint64_t raw)
 
 } // namespace
 
-std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem, uint64_t g)
+std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem)
 {
 	const lj_layout &ly = mem.layout();
 	std::unordered_map<uint64_t, std::string> names;
-	auto registry_raw = mem.value<uint64_t>(g + ly.g_registrytv);
+	auto registry_raw = GlobalState(mem).registry();
 	auto registry = registry_raw ? table_of(mem, *registry_raw) : std::nullopt;
 	if (!registry)
 		return names;
@@ -58,7 +61,7 @@ std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem, uint64_t 
 			if (!name || itype(ly, fv) != ~uint32_t(LJ_TFUNC))
 				return;
 			uint64_t fn = gc_object(ly, fv);
-			auto ffid = mem.value<uint8_t>(fn + ly.fn_ffid);
+			auto ffid = Function(mem, fn).ffid();
 			if (!ffid || *ffid <= LJ_FF_C)
 				return;
 			// A global's own name wins: pcall, not _G.pcall.

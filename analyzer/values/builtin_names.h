@@ -13,6 +13,6 @@
 namespace ljcore {
 
 // GCfunc address -> name; empty when the registry cannot be read.
-std::unordered_map<uint64_t, std::string> builtin_names(const Vm &mem, uint64_t g);
+std::unordered_map<uint64_t, std::string> builtin_names(const Vm &vm);
 
 } // namespace ljcore

@@ -1,7 +1,9 @@
 #include "analyzer/values/lua_locals.h"
 
+#include "analyzer/lua/frame.h"
+#include "analyzer/lua/function.h"
 #include "analyzer/lua/lua_debug.h"
-#include "luajit/frame.h"
+#include "analyzer/lua/lua_state.h"
 
 namespace ljcore {
 
@@ -16,19 +18,10 @@ constexpr uint64_t tvalue_size = 8;
 // slots above the fixed parameters hold the varargs.
 std::optional<uint64_t> vararg_origin(const Vm &mem, uint64_t frame)
 {
-	int64_t ftsz;
-	if (mem.layout().fr2) {
-		auto v = mem.value<uint64_t>(frame);
-		if (!v)
-			return std::nullopt;
-		ftsz = int64_t(*v);
-	} else {
-		auto v = mem.value<int32_t>(frame + 4);
-		if (!v)
-			return std::nullopt;
-		ftsz = *v;
-	}
-	uint64_t delta = uint64_t(ftsz & ~int64_t(LJ_FRAME_TYPEP));
+	auto ftsz = frame_ftsz(mem, frame);
+	if (!ftsz)
+		return std::nullopt;
+	uint64_t delta = uint64_t(*ftsz & ~int64_t(LJ_FRAME_TYPEP));
 	if (delta == 0 || delta > frame)
 		return std::nullopt;
 	return frame - delta;
@@ -164,24 +157,23 @@ void FrameReader::varargs(LuaFrame &f, const Proto &pt, uint64_t nextframe) cons
 
 void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
 {
-	const lj_layout &ly = mem_.layout();
-	auto nup = mem_.value<uint8_t>(f.function + ly.fn_nupvalues);
+	Function fn(mem_, f.function);
+	auto nup = fn.nupvalues();
 	if (!nup)
 		return;
 	for (uint32_t k = 0; k < *nup; k++) {
 		auto name = upvalue_name(mem_, pt, k);
 		Variable v{name.value_or(""), "upvalue", 0, {}};
-		// GCfuncL.uvptr[k] is a GCupval whose v points at the value:
-		// into the upvalue once closed, at a stack slot while open.
-		uint64_t ref_at = f.function + ly.fn_uvptr + uint64_t(k) * ly.ptrsize;
-		auto uv = mem_.ref(ref_at);
-		auto at = uv ? mem_.ref(*uv + ly.uv_v) : uv;
+		// An open upvalue's value is a stack slot: what a trace's
+		// snapshot restores there, if it does.
+		auto uv = fn.upvalue(k);
+		auto at = uv ? upval_value(mem_, *uv) : uv;
 		if (at) {
 			v.slot = *at;
 			v.value = value_at(*at);
 		} else {
 			v.value.type = LuaValue::Type::unreadable;
-			v.value.address = uv ? *uv + ly.uv_v : ref_at;
+			v.value.address = uv ? upval_v_at(mem_, *uv) : fn.uvptr_at(k);
 		}
 		f.variables.upvalues.push_back(std::move(v));
 	}
@@ -189,13 +181,13 @@ void FrameReader::upvalues(LuaFrame &f, const Proto &pt) const
 
 } // namespace
 
-void read_frame_variables(const Vm &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
+void read_frame_variables(const Vm &mem, uint64_t current_L, LuaStack &stack,
 			  const LocalsOptions &options, const SymbolLookup &symbolize,
 			  const SnapshotValues *trace_values)
 {
-	ValueReader values(mem, g, current_L, options.limits, symbolize);
+	ValueReader values(mem, current_L, options.limits, symbolize);
 	FrameReader frames(mem, values, options, trace_values);
-	uint64_t top = mem.ref(stack.L + mem.layout().L_top).value_or(0);
+	uint64_t top = LuaState(mem, stack.L).top().value_or(0);
 	for (LuaFrame &f : stack.frames)
 		frames.read(f, top);
 }

@@ -22,7 +22,7 @@ struct LocalsOptions {
 // in the trace take their slots from there first (a slot it does not list
 // is current on the stack). Without them, such frames get a note instead:
 // their stack slots may be stale.
-void read_frame_variables(const Vm &mem, uint64_t g, uint64_t current_L, LuaStack &stack,
+void read_frame_variables(const Vm &vm, uint64_t current_L, LuaStack &stack,
 			  const LocalsOptions &options, const SymbolLookup &symbolize,
 			  const SnapshotValues *trace_values = nullptr);
 

@@ -2,21 +2,17 @@
 
 #include <cstring>
 
-#include "analyzer/values/lua_table.h"
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/lua_state.h"
 #include "analyzer/lua/tvalue.h"
+#include "analyzer/model/lua_text.h"
+#include "analyzer/values/lua_table.h"
 
 namespace ljcore {
 
 namespace {
 
 using namespace tvalue;
-
-std::string hex(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-	return buf;
-}
 
 const Variable *find_variable(const std::vector<Variable> &vars, const LuaPath &p, bool local)
 {
@@ -44,14 +40,14 @@ Expected<uint64_t> root_value(const Vm &mem, const VmResult &vm, const LuaPath &
 	case LuaPath::Root::globals: {
 		out.root = "_G";
 		uint64_t L = vm.current_thread ? vm.current_thread : vm.main_thread;
-		auto env = mem.ref(L + ly.L_env);
+		auto env = LuaState(mem, L).env();
 		if (!env)
 			return fail("the globals table of " + hex(L) + " is unreadable");
 		return of_gc_object(ly, LJ_TTAB, *env);
 	}
 	case LuaPath::Root::registry: {
 		out.root = "registry";
-		auto raw = mem.value<uint64_t>(vm.global_state + ly.g_registrytv);
+		auto raw = GlobalState(mem).registry();
 		if (!raw)
 			return fail("the registry is unreadable");
 		return *raw;
@@ -128,7 +124,7 @@ PrintedValue print_value(const Vm &mem, const VmResult &vm, const PrintRequest &
 		}
 		where += key_text(key);
 	}
-	ValueReader reader(mem, vm.global_state, vm.current_thread, request.limits, symbolize);
+	ValueReader reader(mem, vm.current_thread, request.limits, symbolize);
 	out.value = reader.of_raw(*raw);
 	out.found = true;
 	return out;

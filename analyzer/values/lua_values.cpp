@@ -3,24 +3,19 @@
 #include <algorithm>
 #include <cstring>
 
-#include "analyzer/stack/coroutines.h"
+#include "analyzer/lua/function.h"
 #include "analyzer/lua/lua_debug.h"
-#include "analyzer/values/builtin_names.h"
+#include "analyzer/lua/table.h"
 #include "analyzer/lua/tvalue.h"
+#include "analyzer/lua/userdata.h"
+#include "analyzer/stack/coroutines.h"
+#include "analyzer/values/builtin_names.h"
 
 namespace ljcore {
 
 namespace {
 
 using namespace tvalue;
-
-// lightuserdata on 64-bit hosts keeps 47 bits of pointer: a segment number
-// above 39 bits of offset (LJ_LIGHTUD_BITS_SEG, LJ_LIGHTUD_BITS_LO); the 17
-// bits above are ~LJ_TLIGHTUD with GC64, 0x1fffe with 32-bit refs
-// (tvislightud() in lj_obj.h), where segment 0xff stands for NULL.
-constexpr uint32_t lightud_tag_gc64 = 0x1fffc, lightud_tag_gc32 = 0x1fffe;
-constexpr unsigned lightud_bits_lo = 39;
-constexpr uint64_t lightud_segmask = 0xff;
 
 // Table slots looked at per table for its first entries: a sparse array
 // or hash must not make one value cost a scan of a huge table.
@@ -72,25 +67,6 @@ LuaValue ValueReader::of_raw(uint64_t raw) const
 	return v;
 }
 
-uint64_t ValueReader::lightuserdata(uint64_t raw) const
-{
-	uint64_t lo = raw & ((uint64_t(1) << lightud_bits_lo) - 1);
-	uint64_t seg = (raw >> lightud_bits_lo) & lightud_segmask;
-	if (seg == lightud_segmask)
-		return 0;
-	const lj_layout &ly = mem_.layout();
-	// Builds before segments kept the 47 bits as they are.
-	if (!ly.g_gc_lightudseg)
-		return raw & low47;
-	auto segmap = mem_.ref(g_ + ly.g_gc_lightudseg);
-	if (!segmap)
-		return raw & low47;
-	auto hi = mem_.value<uint32_t>(*segmap + 4 * seg);
-	if (!hi)
-		return raw & low47;
-	return uint64_t(*hi) << 32 | lo;
-}
-
 LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t> &open_tables) const
 {
 	const lj_layout &ly = mem_.layout();
@@ -101,9 +77,9 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 	// The itype sits above a 47-bit payload with GC64, in the upper word
 	// with 32-bit refs; lightuserdata keeps 47 bits of pointer in both.
 	uint32_t it = itype(ly, raw);
-	if (uint32_t(raw >> 47) == (ly.gc64 ? lightud_tag_gc64 : lightud_tag_gc32)) {
+	if (is_lightuserdata(ly, raw)) {
 		v.type = LuaValue::Type::lightuserdata;
-		v.address = lightuserdata(raw);
+		v.address = lightuserdata_pointer(mem_, raw);
 		return v;
 	}
 	if (it < ~tag_isnum) {
@@ -136,7 +112,7 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 	switch (tag) {
 	case LJ_TSTR: {
 		v.type = LuaValue::Type::string;
-		auto len = mem_.value<uint32_t>(gc + ly.str_len);
+		auto len = mem_.str_len(gc);
 		auto s = mem_.str(gc, limits_.max_string);
 		if (!len || !s)
 			return unreadable(gc);
@@ -158,9 +134,8 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 		return v;
 	case LJ_TUDATA: {
 		v.type = LuaValue::Type::userdata;
-		auto len = mem_.value<uint32_t>(gc + ly.ud_len);
-		// GCudata.metatable sits where GCtab's does (lj_obj.h).
-		auto mt = mem_.ref(gc + ly.tab_metatable);
+		auto len = udata_len(mem_, gc);
+		auto mt = udata_metatable(mem_, gc);
 		if (!len || !mt)
 			return unreadable(gc);
 		v.length = *len;
@@ -179,39 +154,28 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 void ValueReader::read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const
 {
 	const lj_layout &ly = mem_.layout();
-	uint64_t t = v.address;
-	auto mt = mem_.ref(t + ly.tab_metatable);
-	auto array = mem_.ref(t + ly.tab_array);
-	auto asize = mem_.value<uint32_t>(t + ly.tab_asize);
-	auto node = mem_.ref(t + ly.tab_node);
-	auto hmask = mem_.value<uint32_t>(t + ly.tab_hmask);
-	if (!mt || !array || !asize || !node || !hmask) {
-		v = unreadable(t);
+	auto t = ljcore::read_table(mem_, v.address);
+	if (!t) {
+		v = unreadable(v.address);
 		return;
 	}
-	v.metatable = *mt;
-	v.array_size = *asize;
-	v.hash_size = *hmask + 1;
-	// An empty hash part is the shared nilnode, whose key is nil.
-	if (*hmask == 0) {
-		auto key = mem_.value<uint64_t>(*node + 8);
-		if (!key || is_nil(ly, *key))
-			v.hash_size = 0;
-	}
+	v.metatable = t->metatable;
+	v.array_size = t->asize;
+	v.hash_size = hash_part_empty(mem_, *t) ? 0 : t->hmask + 1;
 	if (depth >= limits_.depth)
 		return;
-	if (std::find(open_tables.begin(), open_tables.end(), t) != open_tables.end()) {
+	if (std::find(open_tables.begin(), open_tables.end(), t->addr) != open_tables.end()) {
 		v.cycle = true;
 		return;
 	}
 	v.expanded = true;
-	open_tables.push_back(t);
+	open_tables.push_back(t->addr);
 	uint64_t scanned = 0;
 	// The array part, t[0] first as lj_tab_next() visits it.
-	for (uint32_t i = 0; i < *asize && scanned < max_slots_scanned; i++, scanned++) {
-		auto raw = mem_.value<uint64_t>(*array + 8 * uint64_t(i));
+	for (uint32_t i = 0; i < t->asize && scanned < max_slots_scanned; i++, scanned++) {
+		auto raw = mem_.value<uint64_t>(t->slot_at(i));
 		if (!raw) {
-			v.entries.push_back({LuaValue{}, unreadable(*array + 8 * uint64_t(i))});
+			v.entries.push_back({LuaValue{}, unreadable(t->slot_at(i))});
 			break;
 		}
 		if (is_nil(ly, *raw))
@@ -225,25 +189,21 @@ void ValueReader::read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> 
 		key.number = i;
 		v.entries.push_back({key, decode(*raw, depth + 1, open_tables)});
 	}
-	if (v.hash_size && !v.more) {
-		// Node: the value, then the key (lj_obj.h).
-		for (uint64_t i = 0; i <= *hmask && scanned < max_slots_scanned; i++, scanned++) {
-			uint64_t n = *node + i * ly.node_size;
-			auto val = mem_.value<uint64_t>(n);
-			auto key = mem_.value<uint64_t>(n + 8);
-			if (!val || !key) {
-				v.entries.push_back({LuaValue{}, unreadable(n)});
-				break;
-			}
-			if (is_nil(ly, *val))
-				continue;
-			if (v.entries.size() == limits_.max_items) {
-				v.more = true;
-				break;
-			}
-			LuaValue k = decode(*key, depth + 1, open_tables);
-			v.entries.push_back({std::move(k), decode(*val, depth + 1, open_tables)});
+	for (uint64_t i = 0; v.hash_size && !v.more && i <= t->hmask && scanned < max_slots_scanned;
+	     i++, scanned++) {
+		auto n = read_node(mem_, t->node_at(i));
+		if (!n) {
+			v.entries.push_back({LuaValue{}, unreadable(t->node_at(i))});
+			break;
 		}
+		if (is_nil(ly, n->value))
+			continue;
+		if (v.entries.size() == limits_.max_items) {
+			v.more = true;
+			break;
+		}
+		LuaValue k = decode(n->key, depth + 1, open_tables);
+		v.entries.push_back({std::move(k), decode(n->value, depth + 1, open_tables)});
 	}
 	if (scanned == max_slots_scanned)
 		v.more = true;
@@ -252,23 +212,22 @@ void ValueReader::read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> 
 
 void ValueReader::read_function(LuaValue &v) const
 {
-	const lj_layout &ly = mem_.layout();
-	auto ffid = mem_.value<uint8_t>(v.address + ly.fn_ffid);
+	Function fn(mem_, v.address);
+	auto ffid = fn.ffid();
 	if (!ffid) {
 		v = unreadable(v.address);
 		return;
 	}
 	v.ffid = *ffid;
 	if (v.ffid == LJ_FF_C) {
-		// lua_CFunction is a native pointer whatever the GC ref size.
-		auto cf = mem_.value<uint64_t>(v.address + ly.fn_f);
+		auto cf = fn.c_function();
 		if (cf && symbolize_)
 			v.where = symbolize_(*cf);
 		return;
 	}
 	if (v.ffid != LJ_FF_LUA) {
 		if (!builtins_)
-			builtins_ = builtin_names(mem_, g_);
+			builtins_ = builtin_names(mem_);
 		auto name = builtins_->find(v.address);
 		if (name != builtins_->end())
 			v.where = name->second;
@@ -284,14 +243,13 @@ void ValueReader::read_function(LuaValue &v) const
 
 void ValueReader::read_cdata(LuaValue &v) const
 {
-	const lj_layout &ly = mem_.layout();
-	auto id = mem_.value<uint16_t>(v.address + ly.cd_ctypeid);
+	auto id = cdata_ctypeid(mem_, v.address);
 	if (!id) {
 		v = unreadable(v.address);
 		return;
 	}
 	v.ctypeid = *id;
-	uint64_t payload = v.address + ly.cd_size;
+	uint64_t payload = cdata_payload(mem_, v.address);
 	auto load = [&](auto sample, LuaValue::Scalar kind) {
 		auto x = mem_.value<decltype(sample)>(payload);
 		if (!x)
@@ -353,18 +311,7 @@ void ValueReader::read_pointer(LuaValue &v, uint64_t payload) const
 	// The ctype's CTInfo: its kind in the top 4 bits, for a pointer the
 	// id of what it points to in the low 16 (lj_ctype.h).
 	constexpr uint32_t ctshift_num = 28, ct_ptr = 2, ctmask_cid = 0xffff;
-	const lj_layout &ly = mem_.layout();
-	if (!ly.g_ctype_state)
-		return;
-	auto cts = mem_.ref(g_ + ly.g_ctype_state);
-	if (!cts || !*cts)
-		return;
-	// CTState.tab is a native pointer whatever the GC ref size.
-	auto tab = mem_.value<uint64_t>(*cts + ly.cts_tab);
-	auto sizetab = mem_.value<uint32_t>(*cts + ly.cts_sizetab);
-	if (!tab || !sizetab || v.ctypeid >= *sizetab)
-		return;
-	auto info = mem_.value<uint32_t>(*tab + uint64_t(v.ctypeid) * ly.ctype_size);
+	auto info = ctype_info(mem_, v.ctypeid);
 	if (!info || *info >> ctshift_num != ct_ptr)
 		return;
 	auto p = mem_.value<uint64_t>(payload);

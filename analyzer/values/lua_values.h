@@ -21,10 +21,8 @@ using SymbolLookup = std::function<std::string(uint64_t)>;
 class ValueReader {
 public:
 	// current_L: the running coroutine, so threads read "running".
-	ValueReader(const Vm &mem, uint64_t g, uint64_t current_L, ValueLimits limits,
-		    SymbolLookup symbolize)
-	    : mem_(mem), g_(g), current_L_(current_L), limits_(limits),
-	      symbolize_(std::move(symbolize))
+	ValueReader(const Vm &vm, uint64_t current_L, ValueLimits limits, SymbolLookup symbolize)
+	    : mem_(vm), current_L_(current_L), limits_(limits), symbolize_(std::move(symbolize))
 	{
 	}
 
@@ -39,10 +37,8 @@ private:
 	void read_function(LuaValue &v) const;
 	void read_cdata(LuaValue &v) const;
 	void read_pointer(LuaValue &v, uint64_t payload) const;
-	uint64_t lightuserdata(uint64_t raw) const;
 
 	const Vm &mem_;
-	uint64_t g_;
 	uint64_t current_L_;
 	ValueLimits limits_;
 	SymbolLookup symbolize_;

@@ -3,35 +3,13 @@
 // chains end.
 #include <doctest/doctest.h>
 
-#include <cstring>
-#include <vector>
-
 #include "analyzer/stack/lua_runs.h"
 #include "luajit/layouts.h"
+#include "tests/unit/flat_memory.h"
 
 using namespace ljcore;
 
 namespace {
-
-// A flat address range of little-endian bytes; everything else is a miss.
-class FlatMemory : public Memory {
-public:
-	FlatMemory(uint64_t base, size_t size) : base_(base), bytes_(size) {}
-
-	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override
-	{
-		if (addr < base_ || addr - base_ + out.size() > bytes_.size())
-			return std::unexpected(ReadMiss{addr, "outside the test memory"});
-		memcpy(out.data(), bytes_.data() + (addr - base_), out.size());
-		return {};
-	}
-	void put64(uint64_t addr, uint64_t v) { memcpy(&bytes_[addr - base_], &v, 8); }
-	void put32(uint64_t addr, uint32_t v) { memcpy(&bytes_[addr - base_], &v, 4); }
-
-private:
-	uint64_t base_;
-	std::vector<std::byte> bytes_;
-};
 
 // GC64, two-slot frames (lj_frame.h): the link at the frame slot, the
 // function below it. L, its stack and two C frames, all in one range.

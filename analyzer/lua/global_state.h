@@ -1,0 +1,53 @@
+// The global_State of a VM (lj_obj.h) and the GG_State it sits in
+// (lj_dispatch.h): the roots every other object is reached from.
+#pragma once
+
+#include <cstdint>
+
+#include "analyzer/lua/vm.h"
+
+namespace ljcore {
+
+class GlobalState {
+public:
+	explicit GlobalState(const Vm &vm) : vm_(vm), g_(vm.g()) {}
+
+	uint64_t addr() const { return g_; }
+	// The lua_State created with the VM, and the one running now.
+	Read<uint64_t> mainthread() const { return vm_.ref(g_ + ly().g_mainthref); }
+	Read<uint64_t> cur_L() const { return vm_.ref(g_ + ly().g_cur_L); }
+	// ~LJ_VMST_* while in the VM, else the number of the running trace.
+	Read<int32_t> vmstate() const { return vm_.value<int32_t>(g_ + ly().g_vmstate); }
+	// The base of the frames a trace runs on, 0 outside traces.
+	Read<uint64_t> jit_base() const { return vm_.ref(g_ + ly().g_jit_base); }
+	// g->gc.total: bytes allocated.
+	Read<uint64_t> gc_total() const { return vm_.ref(g_ + ly().g_gc_total); }
+	// g->gc.root: the list of every GC object but strings, linked
+	// through GCHeader.nextgc (the first field of every object).
+	Read<uint64_t> gc_root() const { return vm_.ref(g_ + ly().g_gc_root); }
+	// g->registrytv: the TValue holding the registry table, raw.
+	Read<uint64_t> registry() const { return vm_.value<uint64_t>(g_ + ly().g_registrytv); }
+	// &g->strempty: the GCstr of length 0 that is no GC object.
+	uint64_t strempty() const { return g_ + ly().g_strempty; }
+	// The FFI's CTState, or 0 (and 0 in a build without the FFI).
+	Read<uint64_t> ctype_state() const
+	{
+		return ly().g_ctype_state ? vm_.ref(g_ + ly().g_ctype_state) : Read<uint64_t>(0);
+	}
+	// GG_State, the block that holds g, the main lua_State, the
+	// jit_State and the dispatch table.
+	uint64_t gg() const { return g_ - ly().gg_g; }
+	// The interpreter's handler of bytecode op: GG->dispatch[op].
+	Read<uint64_t> dispatch(uint32_t op) const
+	{
+		return vm_.value<uint64_t>(gg() + ly().gg_dispatch + 8 * uint64_t(op));
+	}
+
+private:
+	const lj_layout &ly() const { return vm_.layout(); }
+
+	const Vm &vm_;
+	uint64_t g_;
+};
+
+} // namespace ljcore
