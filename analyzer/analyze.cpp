@@ -419,10 +419,10 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 				v.traces->executing = int32_t(compiled->frames.trace);
 		}
 		if (options.gc) {
-			v.gc = options.gc->paths ? gc_census_with_paths(mem, c.g, *options.gc,
-									GcPathOptions{})
-						 : gc_census(mem, c.g, *options.gc);
-			for (auto &p : v.gc->problems)
+			v.gc = options.gc->paths
+				       ? gc_census_with_paths(mem, *options.gc, GcPathOptions{})
+				       : gc_census(mem, *options.gc);
+			for (auto &p : v.gc->diagnostics.problems())
 				a.problems.push_back("GC heap of VM " + luajit_pointer(c.g) + ": " +
 						     p);
 		}
