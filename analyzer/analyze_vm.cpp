@@ -185,7 +185,7 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 		v.gc = options.gc->paths
 			       ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
 			       : gc_census(vm, *options.gc);
-		for (auto &p : v.gc->problems)
+		for (auto &p : v.gc->diagnostics.problems())
 			ta.diag.problem("GC heap of VM " + luajit_pointer(c.g) + ": " + p);
 	}
 	if (c.thread && c.frame) {

@@ -146,7 +146,7 @@ nlohmann::json gc_census_json(const GcCensus &c)
 		  {"strings", strings},
 		  {"top", top},
 		  {"complete", c.complete},
-		  {"problems", c.problems}};
+		  {"problems", c.diagnostics.problems()}};
 	if (!c.by_prefix.empty()) {
 		j["by_path_prefix"] = c.by_prefix;
 		j["paths_complete"] = c.paths_complete;

@@ -2,10 +2,10 @@
 // LuaJIT itself accounts it, reconciled with g->gc.total.
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 
-#include "analyzer/model/gc_model.h"
 #include "analyzer/lua/vm.h"
+#include "analyzer/model/gc_model.h"
 
 namespace ljcore {
 
@@ -17,7 +17,7 @@ struct GcCensusOptions {
 
 // Walks g->gc.root, g->gc.mmudata, the string table and every thread's
 // open upvalues once. Never fails: what could not be read ends one walk
-// and is recorded in GcCensus::problems.
-GcCensus gc_census(const Vm &mem, uint64_t g, const GcCensusOptions &options);
+// and is recorded as a problem in GcCensus::diagnostics.
+GcCensus gc_census(const Vm &vm, const GcCensusOptions &options);
 
 } // namespace ljcore

@@ -8,42 +8,17 @@
 #include <unordered_map>
 
 #include "analyzer/gc/gc_sizes.h"
+#include "analyzer/gc/seen_objects.h"
 #include "analyzer/lua/limits.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/tvalue.h"
 
 namespace ljcore {
 
 namespace {
 
-// A TValue's type and, for GC objects, the object (lj_obj.h). GC64 keeps
-// the type in the top 17 bits (itype), 32-bit refs in the upper word; both
-// store ~LJ_T*, and every itype above LJ_TISNUM (~13) is a tag.
-struct Value {
-	bool number = false;
-	uint32_t tag = 0; // LJ_T* (0 nil ... 12 userdata) when !number
-	uint64_t gc = 0;  // the object, for tags LJ_TSTR..LJ_TUDATA
-	double num = 0;   // when number
-};
-
-constexpr uint32_t tag_false = 1, tag_true = 2;
-
-Value decode(const lj_layout &ly, const unsigned char *p)
-{
-	Value v;
-	uint64_t raw;
-	memcpy(&raw, p, 8);
-	uint64_t it = ly.gc64 ? raw >> 47 : raw >> 32;
-	uint64_t tagmask = ly.gc64 ? 0x1ffff : 0xffffffff;
-	if (it <= (tagmask & ~uint64_t(13))) {
-		v.number = true;
-		memcpy(&v.num, &raw, 8);
-		return v;
-	}
-	v.tag = uint32_t(~it & tagmask);
-	if (v.tag >= LJ_TSTR && v.tag <= LJ_TUDATA)
-		v.gc = ly.gc64 ? raw & ((uint64_t(1) << 47) - 1) : raw & 0xffffffff;
-	return v;
-}
+using gc::AddressSet;
+using gc::SeenObjects;
 
 // How a node was reached from its parent.
 enum class Edge : uint8_t {
@@ -109,111 +84,10 @@ std::string quoted(const std::string &s)
 	return out + "\"";
 }
 
-// The objects seen, as an open-addressing hash set of addresses (never 0):
-// a quarter of the memory of std::unordered_set at millions of entries.
-class AddressSet {
-public:
-	enum class Added { before, now, no_room };
-	// Adds addr if it is not in the set yet and room says a new one may
-	// be added; one probe of the table either way.
-	Added add(uint64_t addr, bool room)
-	{
-		if (room && (count_ + 1) * 2 > slots_.size())
-			grow();
-		if (slots_.empty())
-			return Added::no_room;
-		size_t i = slot(addr);
-		if (slots_[i] == addr)
-			return Added::before;
-		if (!room)
-			return Added::no_room;
-		slots_[i] = addr;
-		count_++;
-		return Added::now;
-	}
-
-private:
-	size_t slot(uint64_t addr) const
-	{
-		size_t mask = slots_.size() - 1;
-		// Objects are 8-aligned: mix the address before masking.
-		size_t i = size_t((addr >> 3) * 0x9e3779b97f4a7c15ull >> 20) & mask;
-		while (slots_[i] && slots_[i] != addr)
-			i = (i + 1) & mask;
-		return i;
-	}
-	void grow()
-	{
-		std::vector<uint64_t> old(std::max<size_t>(1024, slots_.size() * 2));
-		old.swap(slots_);
-		for (uint64_t a : old)
-			if (a)
-				slots_[slot(a)] = a;
-	}
-
-	std::vector<uint64_t> slots_;
-	size_t count_ = 0;
-};
-
-// The objects seen. Where the core holds the memory, a bit per 8 bytes of
-// the segment an object lies in (GC objects are 8-aligned): a census of
-// millions of objects tests and sets bits in a few megabytes, where a hash
-// set of their addresses is a cache miss at every probe. Anything else
-// (memory read from files or a live process, a misaligned address from a
-// corrupt heap) goes to the hash set.
-class SeenObjects {
-public:
-	explicit SeenObjects(const Memory &mem) : mem_(mem) {}
-
-	AddressSet::Added add(uint64_t addr, bool room)
-	{
-		Bitmap *b = addr & 7 ? nullptr : bitmap_for(addr);
-		if (!b)
-			return others_.add(addr, room);
-		uint64_t bit = (addr - b->addr) >> 3;
-		uint64_t &word = b->bits[bit >> 6];
-		uint64_t mask = uint64_t(1) << (bit & 63);
-		if (word & mask)
-			return AddressSet::Added::before;
-		if (!room)
-			return AddressSet::Added::no_room;
-		word |= mask;
-		return AddressSet::Added::now;
-	}
-
-private:
-	struct Bitmap {
-		uint64_t addr, size;
-		std::vector<uint64_t> bits;
-	};
-
-	Bitmap *bitmap_for(uint64_t addr)
-	{
-		if (last_ && addr - last_->addr < last_->size)
-			return last_;
-		if (auto it = bitmaps_.upper_bound(addr); it != bitmaps_.begin()) {
-			Bitmap &b = std::prev(it)->second;
-			if (addr - b.addr < b.size)
-				return last_ = &b;
-		}
-		MemoryView v = mem_.view(addr);
-		if (v.bytes.empty() || v.addr & 7)
-			return nullptr;
-		Bitmap &b = bitmaps_[v.addr];
-		b = {v.addr, v.bytes.size(), std::vector<uint64_t>((v.bytes.size() / 8 + 63) / 64)};
-		return last_ = &b;
-	}
-
-	const Memory &mem_;
-	std::map<uint64_t, Bitmap> bitmaps_; // by first address
-	Bitmap *last_ = nullptr;
-	AddressSet others_;
-};
-
 class Search {
 public:
-	Search(const Vm &mem, uint64_t g, const GcPathOptions &o)
-	    : mem_(mem), ly_(mem.layout()), g_(g), options_(o), seen_(mem.memory())
+	Search(const Vm &vm, const GcPathOptions &o)
+	    : vm_(vm), ly_(vm.layout()), g_(vm.g()), options_(o), seen_(vm.memory())
 	{
 	}
 	// The search itself, which needs no census: it may run beside one.
@@ -238,7 +112,7 @@ private:
 	std::string upvalue_name(uint64_t fn, uint32_t index);
 	uint64_t registry_field(uint64_t registry, const char *name);
 
-	const Vm &mem_;
+	const Vm &vm_;
 	const lj_layout &ly_;
 	uint64_t g_;
 	std::vector<std::string> problems_listed_;
@@ -304,8 +178,8 @@ void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const char
 	for (uint64_t done = 0; done < count && !stopped_; done += chunk_slots) {
 		uint64_t n = std::min(chunk_slots, count - done);
 		buf.resize(n * stride);
-		auto r = mem_.memory().read(addr + done * stride,
-					    std::as_writable_bytes(std::span(buf)));
+		auto r = vm_.memory().read(addr + done * stride,
+					   std::as_writable_bytes(std::span(buf)));
 		if (!r) {
 			problem(obj, std::string(what) + " unreadable after " +
 					     std::to_string(done) + " of " + std::to_string(count) +
@@ -324,11 +198,11 @@ void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const char
 void Search::expand_table(uint32_t i)
 {
 	uint64_t t = nodes_[i].obj;
-	auto mt = mem_.ref(t + ly_.tab_metatable);
-	auto array = mem_.ref(t + ly_.tab_array);
-	auto asize = mem_.value<uint32_t>(t + ly_.tab_asize);
-	auto node = mem_.ref(t + ly_.tab_node);
-	auto hmask = mem_.value<uint32_t>(t + ly_.tab_hmask);
+	auto mt = vm_.ref(t + ly_.tab_metatable);
+	auto array = vm_.ref(t + ly_.tab_array);
+	auto asize = vm_.value<uint32_t>(t + ly_.tab_asize);
+	auto node = vm_.ref(t + ly_.tab_node);
+	auto hmask = vm_.value<uint32_t>(t + ly_.tab_hmask);
 	if (!mt || !array || !asize || !node || !hmask)
 		return;
 	reach(i, *mt, Edge::metatable, 0);
@@ -338,11 +212,11 @@ void Search::expand_table(uint32_t i)
 	else
 		scan_slots(*array, *asize, 8, "array part", t,
 			   [&](uint64_t k, const unsigned char *p) {
-				   Value v = decode(ly_, p);
 				   double key = double(k);
 				   uint64_t bits;
 				   memcpy(&bits, &key, 8);
-				   reach(i, v.gc, Edge::index, bits);
+				   reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)),
+					 Edge::index, bits);
 			   });
 	if (*hmask == 0) // the shared nilnode
 		return;
@@ -354,62 +228,62 @@ void Search::expand_table(uint32_t i)
 	// Node: the value, then the key (lj_obj.h).
 	scan_slots(*node, uint64_t(*hmask) + 1, ly_.node_size, "hash part", t,
 		   [&](uint64_t, const unsigned char *p) {
-			   Value v = decode(ly_, p);
-			   Value k = decode(ly_, p + 8);
-			   if (k.tag == 0 && !k.number) // free node
+			   uint64_t k = tvalue::load(p + 8);
+			   if (tvalue::is_nil(ly_, k)) // free node
 				   return;
-			   if (k.gc && k.tag != LJ_TSTR)
-				   reach(i, k.gc, Edge::as_key, 0);
-			   if (!v.gc)
+			   uint64_t kgc = tvalue::gc_object_or_0(ly_, k);
+			   bool string_key = tvalue::itype(ly_, k) == ~uint32_t(LJ_TSTR);
+			   if (kgc && !string_key)
+				   reach(i, kgc, Edge::as_key, 0);
+			   uint64_t vgc = tvalue::gc_object_or_0(ly_, tvalue::load(p));
+			   if (!vgc)
 				   return;
-			   if (k.tag == LJ_TSTR) {
-				   reach(i, v.gc, Edge::field, k.gc);
-			   } else if (k.number) {
-				   uint64_t bits;
-				   memcpy(&bits, &k.num, 8);
-				   reach(i, v.gc, Edge::index, bits);
-			   } else {
-				   reach(i, v.gc, Edge::other_key, k.gc ? k.gc : k.tag);
-			   }
+			   if (string_key)
+				   reach(i, vgc, Edge::field, kgc);
+			   else if (tvalue::is_number(ly_, k))
+				   reach(i, vgc, Edge::index, k);
+			   else
+				   reach(i, vgc, Edge::other_key,
+					 kgc ? kgc : ~tvalue::itype(ly_, k));
 		   });
 }
 
 void Search::expand_function(uint32_t i)
 {
 	uint64_t fn = nodes_[i].obj;
-	auto ffid = mem_.value<uint8_t>(fn + ly_.fn_ffid);
-	auto nup = mem_.value<uint8_t>(fn + ly_.fn_nupvalues);
+	auto ffid = vm_.value<uint8_t>(fn + ly_.fn_ffid);
+	auto nup = vm_.value<uint8_t>(fn + ly_.fn_nupvalues);
 	if (!ffid || !nup)
 		return;
 	if (*ffid != LJ_FF_LUA) {
 		// GCfuncC: upvalue TValues follow the lua_CFunction.
 		scan_slots(fn + ly_.fn_f + 8, *nup, 8, "upvalues", fn,
 			   [&](uint64_t k, const unsigned char *p) {
-				   reach(i, decode(ly_, p).gc, Edge::c_upvalue, k);
+				   reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)),
+					 Edge::c_upvalue, k);
 			   });
 		return;
 	}
 	// The prototype sits right before the bytecode (lj_obj.h funcproto).
-	if (auto pc = mem_.ref(fn + ly_.fn_pc); pc && *pc > ly_.pt_size)
+	if (auto pc = vm_.ref(fn + ly_.fn_pc); pc && *pc > ly_.pt_size)
 		reach(i, *pc - ly_.pt_size, Edge::prototype, 0);
 	// GCfuncL: uvptr[] to GCupval, whose v points at the value (closed:
 	// inside the upvalue; open: a stack slot).
 	for (uint32_t k = 0; k < *nup; k++) {
-		auto uv = mem_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
-		auto v = uv ? mem_.ref(*uv + ly_.uv_v) : uv;
-		unsigned char tv[8];
-		if (!v || !mem_.memory().read(*v, std::as_writable_bytes(std::span(tv))))
-			continue;
-		reach(i, decode(ly_, tv).gc, Edge::upvalue, k);
+		auto uv = vm_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
+		auto v = uv ? vm_.ref(*uv + ly_.uv_v) : uv;
+		auto tv = v ? vm_.value<uint64_t>(*v) : v;
+		if (tv)
+			reach(i, tvalue::gc_object_or_0(ly_, *tv), Edge::upvalue, k);
 	}
 }
 
 void Search::expand_thread(uint32_t i)
 {
 	uint64_t L = nodes_[i].obj;
-	auto stack = mem_.ref(L + ly_.L_stack);
-	auto top = mem_.value<uint64_t>(L + ly_.L_top);
-	auto stacksize = mem_.value<uint32_t>(L + ly_.L_stacksize);
+	auto stack = vm_.ref(L + ly_.L_stack);
+	auto top = vm_.value<uint64_t>(L + ly_.L_top);
+	auto stacksize = vm_.value<uint32_t>(L + ly_.L_stacksize);
 	if (!stack || !top || !stacksize || *top < *stack)
 		return;
 	uint64_t n = std::min<uint64_t>((*top - *stack) / 8, *stacksize);
@@ -419,7 +293,7 @@ void Search::expand_thread(uint32_t i)
 		return;
 	}
 	scan_slots(*stack, n, 8, "stack", L, [&](uint64_t k, const unsigned char *p) {
-		reach(i, decode(ly_, p).gc, Edge::stack_slot, k);
+		reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)), Edge::stack_slot, k);
 	});
 }
 
@@ -427,27 +301,27 @@ uint64_t Search::bytes_of(uint64_t o, uint8_t gct)
 {
 	switch (gct) {
 	case LJ_TSTR:
-		return gc_size::string(ly_, mem_.value<uint32_t>(o + ly_.str_len).value_or(0));
+		return gc_size::string(ly_, vm_.value<uint32_t>(o + ly_.str_len).value_or(0));
 	case LJ_TUPVAL:
 		return ly_.uv_size;
 	case LJ_TTHREAD:
 		return (o == main_thread_ ? 0 : ly_.L_size) +
-		       gc_size::thread_stack(mem_.value<uint32_t>(o + ly_.L_stacksize).value_or(0));
+		       gc_size::thread_stack(vm_.value<uint32_t>(o + ly_.L_stacksize).value_or(0));
 	case LJ_TPROTO:
-		return mem_.value<uint32_t>(o + ly_.pt_sizept).value_or(0);
+		return vm_.value<uint32_t>(o + ly_.pt_sizept).value_or(0);
 	case LJ_TFUNC: {
-		uint8_t nup = mem_.value<uint8_t>(o + ly_.fn_nupvalues).value_or(0);
-		return mem_.value<uint8_t>(o + ly_.fn_ffid).value_or(0) == LJ_FF_LUA
+		uint8_t nup = vm_.value<uint8_t>(o + ly_.fn_nupvalues).value_or(0);
+		return vm_.value<uint8_t>(o + ly_.fn_ffid).value_or(0) == LJ_FF_LUA
 			       ? gc_size::lua_function(ly_, nup)
 			       : gc_size::c_function(ly_, nup);
 	}
 	case LJ_TTAB:
-		return gc_size::table(ly_, mem_.value<int8_t>(o + ly_.tab_colo).value_or(0),
-				      mem_.value<uint32_t>(o + ly_.tab_asize).value_or(0),
-				      mem_.value<uint32_t>(o + ly_.tab_hmask).value_or(0))
+		return gc_size::table(ly_, vm_.value<int8_t>(o + ly_.tab_colo).value_or(0),
+				      vm_.value<uint32_t>(o + ly_.tab_asize).value_or(0),
+				      vm_.value<uint32_t>(o + ly_.tab_hmask).value_or(0))
 			.total;
 	case LJ_TUDATA:
-		return gc_size::userdata(ly_, mem_.value<uint32_t>(o + ly_.ud_len).value_or(0));
+		return gc_size::userdata(ly_, vm_.value<uint32_t>(o + ly_.ud_len).value_or(0));
 	default:
 		// cdata payloads need the C type table and traces are no
 		// values: the census counts both, the paths do not charge them.
@@ -458,7 +332,7 @@ uint64_t Search::bytes_of(uint64_t o, uint8_t gct)
 void Search::expand(uint32_t i)
 {
 	uint64_t o = nodes_[i].obj;
-	auto gct = mem_.gct(o);
+	auto gct = vm_.gct(o);
 	if (!gct)
 		return;
 	prefix_bytes_[nodes_[i].prefix] += bytes_of(o, *gct);
@@ -474,8 +348,8 @@ void Search::expand(uint32_t i)
 		break;
 	case LJ_TPROTO: {
 		// GC constants: GCRefs counted down from k (lj_obj.h proto_kgc).
-		auto k = mem_.ref(o + ly_.pt_k);
-		auto n = mem_.value<uint32_t>(o + ly_.pt_sizekgc);
+		auto k = vm_.ref(o + ly_.pt_k);
+		auto n = vm_.value<uint32_t>(o + ly_.pt_sizekgc);
 		if (k && n)
 			scan_slots(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize, "GC constants",
 				   o, [&](uint64_t at, const unsigned char *p) {
@@ -487,34 +361,19 @@ void Search::expand(uint32_t i)
 	}
 	case LJ_TUDATA:
 		// GCudata.metatable sits where GCtab's does (lj_obj.h).
-		reach(i, mem_.ref(o + ly_.tab_metatable).value_or(0), Edge::metatable, 0);
+		reach(i, vm_.ref(o + ly_.tab_metatable).value_or(0), Edge::metatable, 0);
 		break;
 	default:
 		break;
 	}
 }
 
+// The name lj_debug_uvname() gives upvalue index of Lua function fn, or
+// "" when it has none or its prototype cannot be read.
 std::string Search::upvalue_name(uint64_t fn, uint32_t index)
 {
-	// The prototype sits right before the bytecode; its uvinfo holds
-	// sizeuv NUL-terminated names back to back (lj_obj.h, lj_debug.c).
-	auto pc = mem_.ref(fn + ly_.fn_pc);
-	uint64_t pt = pc ? *pc - ly_.pt_size : 0;
-	auto uvinfo = pc ? mem_.ref(pt + ly_.pt_uvinfo) : pc;
-	if (!uvinfo || !*uvinfo)
-		return "";
-	char buf[1024];
-	size_t n = sizeof buf;
-	while (n && !mem_.memory().read(*uvinfo, std::as_writable_bytes(std::span(buf, n))))
-		n /= 2;
-	uint32_t seen = 0;
-	for (size_t at = 0, start = 0; at < n; at++)
-		if (buf[at] == 0) {
-			if (seen++ == index)
-				return std::string(buf + start, at - start);
-			start = at + 1;
-		}
-	return "";
+	auto pt = function_proto(vm_, fn);
+	return pt ? ljcore::upvalue_name(vm_, *pt, index).value_or("") : "";
 }
 
 std::string Search::label(const Node &n)
@@ -523,7 +382,7 @@ std::string Search::label(const Node &n)
 	case Edge::root:
 		return roots_[n.key];
 	case Edge::field: {
-		std::string s = mem_.str(n.key, 200).value_or("?");
+		std::string s = vm_.str(n.key, 200).value_or("?");
 		return identifier(s) ? "." + s : "[" + quoted(s) + "]";
 	}
 	case Edge::index: {
@@ -537,14 +396,14 @@ std::string Search::label(const Node &n)
 		return buf;
 	}
 	case Edge::other_key:
-		if (n.key == tag_true)
+		if (n.key == tvalue::tag_true)
 			return "[true]";
-		if (n.key == tag_false)
+		if (n.key == tvalue::tag_false)
 			return "[false]";
 		if (n.key < 16)
 			return "[<lightuserdata>]";
 		return "[<" +
-		       std::string(mem_.gct(n.key).value_or(0) == LJ_TTAB ? "table" : "object") +
+		       std::string(vm_.gct(n.key).value_or(0) == LJ_TTAB ? "table" : "object") +
 		       " " + luajit_pointer(n.key) + ">]";
 	case Edge::as_key:
 		return "<a key>";
@@ -589,29 +448,28 @@ std::string Search::path(uint32_t i)
 // registry[name] for a string key, by a walk of the registry's hash part.
 uint64_t Search::registry_field(uint64_t registry, const char *name)
 {
-	auto node = mem_.ref(registry + ly_.tab_node);
-	auto hmask = mem_.value<uint32_t>(registry + ly_.tab_hmask);
+	auto node = vm_.ref(registry + ly_.tab_node);
+	auto hmask = vm_.value<uint32_t>(registry + ly_.tab_hmask);
 	if (!node || !hmask || *hmask >= (1u << 20))
 		return 0;
 	for (uint64_t k = 0; k <= *hmask; k++) {
 		unsigned char nd[16];
-		if (!mem_.memory().read(*node + k * ly_.node_size,
-					std::as_writable_bytes(std::span(nd))))
+		if (!vm_.memory().read(*node + k * ly_.node_size,
+				       std::as_writable_bytes(std::span(nd))))
 			return 0;
-		Value key = decode(ly_, nd + 8);
-		if (key.tag == LJ_TSTR && mem_.str(key.gc, 64).value_or("") == name)
-			return decode(ly_, nd).gc;
+		uint64_t key = tvalue::load(nd + 8);
+		if (tvalue::itype(ly_, key) == ~uint32_t(LJ_TSTR) &&
+		    vm_.str(tvalue::gc_object(ly_, key), 64).value_or("") == name)
+			return tvalue::gc_object_or_0(ly_, tvalue::load(nd));
 	}
 	return 0;
 }
 
 void Search::run()
 {
-	main_thread_ = mem_.ref(g_ + ly_.g_mainthref).value_or(0);
-	unsigned char tv[8];
-	uint64_t registry = 0;
-	if (mem_.memory().read(g_ + ly_.g_registrytv, std::as_writable_bytes(std::span(tv))))
-		registry = decode(ly_, tv).gc;
+	main_thread_ = vm_.ref(g_ + ly_.g_mainthref).value_or(0);
+	uint64_t registry =
+		tvalue::gc_object_or_0(ly_, vm_.value<uint64_t>(g_ + ly_.g_registrytv).value_or(0));
 	uint32_t i = 0;
 	auto search = [&] {
 		for (; i < nodes_.size(); i++)
@@ -619,14 +477,14 @@ void Search::run()
 	};
 	// What the heap holds first: a path through globals says where memory
 	// stays, while a stack slot may be gone at the next return.
-	add_root("_G", main_thread_ ? mem_.ref(main_thread_ + ly_.L_env).value_or(0) : 0);
+	add_root("_G", main_thread_ ? vm_.ref(main_thread_ + ly_.L_env).value_or(0) : 0);
 	if (registry)
 		add_root("package.loaded", registry_field(registry, "_LOADED"));
 	add_root("registry", registry);
 	search();
 	// Then what only the stacks of the main and the running thread hold.
 	add_root("main thread", main_thread_);
-	uint64_t cur = mem_.ref(g_ + ly_.g_cur_L).value_or(0);
+	uint64_t cur = vm_.ref(g_ + ly_.g_cur_L).value_or(0);
 	add_root("thread " + luajit_pointer(cur), cur);
 	search();
 }
@@ -634,10 +492,10 @@ void Search::run()
 void Search::fill(GcCensus &census)
 {
 	census.paths_complete = !stopped_;
-	census.problems.insert(census.problems.end(), problems_listed_.begin(),
-			       problems_listed_.end());
+	for (const std::string &p : problems_listed_)
+		census.diagnostics.problem(p);
 	if (problems_ > max_listed_problems)
-		census.problems.push_back(
+		census.diagnostics.problem(
 			"paths: " + std::to_string(problems_ - max_listed_problems) +
 			" more objects could not be read");
 	// The node of each object whose path is shown: one pass over the
@@ -668,16 +526,15 @@ void Search::fill(GcCensus &census)
 
 } // namespace
 
-GcCensus gc_census_with_paths(const Vm &mem, uint64_t g,
-			      const GcCensusOptions &census_options,
+GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options)
 {
-	Search search(mem, g, path_options);
+	Search search(vm, path_options);
 	std::exception_ptr error;
 	// The search beside the census where the memory may be read on two
 	// threads: the two take about as long on a big heap.
 	std::jthread beside;
-	if (mem.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2)
+	if (vm.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2)
 		beside = std::jthread([&] {
 			try {
 				search.run();
@@ -685,7 +542,7 @@ GcCensus gc_census_with_paths(const Vm &mem, uint64_t g,
 				error = std::current_exception();
 			}
 		});
-	GcCensus census = gc_census(mem, g, census_options);
+	GcCensus census = gc_census(vm, census_options);
 	if (beside.joinable()) {
 		beside.join();
 		if (error)

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "analyzer/gc/gc_census.h"
-#include "analyzer/model/gc_model.h"
 #include "analyzer/lua/vm.h"
+#include "analyzer/model/gc_model.h"
 
 namespace ljcore {
 
@@ -24,8 +24,7 @@ struct GcPathOptions {
 // census.strings.largest, and census.by_prefix: the bytes of the objects
 // first reached through each root and first key. census.paths_complete
 // says whether the search ran to its end.
-GcCensus gc_census_with_paths(const Vm &mem, uint64_t g,
-			      const GcCensusOptions &census_options,
+GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options);
 
 } // namespace ljcore

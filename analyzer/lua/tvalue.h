@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "luajit/layout.h"
 
@@ -63,6 +64,29 @@ inline uint64_t gc_object_of(const lj_layout &ly, uint64_t raw, uint32_t tag)
 inline bool is_lightuserdata(const lj_layout &ly, uint64_t raw)
 {
 	return uint32_t(raw >> 47) == (ly.gc64 ? 0x1fffcu : 0x1fffeu);
+}
+
+// A TValue as it lies in memory, from bytes read of a table, stack or
+// upvalue.
+inline uint64_t load(const unsigned char *p)
+{
+	uint64_t raw;
+	memcpy(&raw, p, sizeof raw);
+	return raw;
+}
+
+// A number: a double or, under LJ_DUALNUM, an integer (tvisnumber()).
+inline bool is_number(const lj_layout &ly, uint64_t raw)
+{
+	return itype(ly, raw) <= ~tag_isnum;
+}
+
+// The GC object of a TValue, or 0 when it holds none: a number, nil, a
+// boolean or a lightuserdata (tvisgcv()).
+inline uint64_t gc_object_or_0(const lj_layout &ly, uint64_t raw)
+{
+	uint32_t it = itype(ly, raw);
+	return it <= ~uint32_t(LJ_TSTR) && it >= ~uint32_t(LJ_TUDATA) ? gc_object(ly, raw) : 0;
 }
 
 } // namespace ljcore::tvalue

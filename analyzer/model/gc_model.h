@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "readers/diagnostics.h"
+
 namespace ljcore {
 
 // The GC object types, with Lua and C functions apart (lj_obj.h ~LJ_T*).
@@ -73,7 +75,7 @@ struct GcCensus {
 	std::map<std::string, uint64_t> by_prefix;
 	bool paths_complete = true; // the path search visited everything
 	bool complete = true;       // every list was walked to its end
-	std::vector<std::string> problems;
+	Diagnostics diagnostics;    // what could not be read, as problems
 
 	uint64_t object_bytes() const
 	{
