@@ -14,6 +14,7 @@
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/luajit_arch.h"
 #include "analyzer/traces/trace_frames.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
@@ -253,12 +254,11 @@ void unwind_below_trace(const Vm &mem, uint64_t g, uint64_t L, Arch arch,
 		return;
 	}
 	uint64_t sp = *cframe & ~uint64_t(3);
-	constexpr uint64_t arm64_save_fp_lr = 192;
+	const ArchInfo &machine = arch_info(arch);
 	std::vector<std::pair<unsigned, uint64_t>> regs;
-	if (arch == Arch::x86_64)
-		regs = {{7, sp}}; // rsp
-	else
-		regs = {{29, sp + arm64_save_fp_lr}, {31, sp}};
+	if (int fp_at = luajit_arch(arch).cframe_fp_offset; fp_at >= 0)
+		regs.emplace_back(unsigned(machine.fp), sp + uint64_t(fp_at));
+	regs.emplace_back(unsigned(machine.sp), sp);
 	NativeStack below = native.unwind_from(stack.tid, *handler, regs);
 	stack.frames.resize(trace_frame + 1);
 	for (auto &f : below.frames)
@@ -379,11 +379,11 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		start.L = v.current_thread ? v.current_thread : v.main_thread;
 		// In the interpreter itself L->base is stale: BASE and PC are
 		// live in registers of the innermost VM frame (vm_x64.dasc).
-		if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 &&
-		    target.arch() == Arch::x86_64) {
+		const LuaJitArch &lj = luajit_arch(target.arch());
+		if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 && lj.base_reg >= 0) {
 			const NativeFrame &f = stacks[*c.thread].frames[0];
-			start.base = f.regs.dwarf[1];   // rdx
-			start.top_pc = f.regs.dwarf[3]; // rbx
+			start.base = f.regs.dwarf[size_t(lj.base_reg)];
+			start.top_pc = f.regs.dwarf[size_t(lj.pc_reg)];
 		}
 		std::optional<CompiledCrash> compiled;
 		if (v.vmstate >= 0)

@@ -322,7 +322,7 @@ NativeStack NativeSession::unwind_from(int32_t tid, uint64_t pc,
 		stack.stop_reason = std::string("cannot unwind: ") + dwfl_errmsg(-1);
 		return stack;
 	}
-	UnwindState st{&stack, this, arch_ == Arch::x86_64 ? 17 : 32};
+	UnwindState st{&stack, this, arch_info(arch_).unwound_regs};
 	dwfl_errno();
 	int r = dwfl_getthread_frames(dwfl.get(), tid, on_frame, &st);
 	if (r != 0 && stack.stop_reason.empty()) {
@@ -394,7 +394,7 @@ NativeStack NativeSession::unwind(int32_t tid) const
 		stack.stop_reason = "cannot unwind: " + attach_error_;
 		return stack;
 	}
-	UnwindState st{&stack, this, arch_ == Arch::x86_64 ? 17 : 32};
+	UnwindState st{&stack, this, arch_info(arch_).unwound_regs};
 	dwfl_errno(); // clear a stale error of an earlier thread
 	int r = dwfl_getthread_frames(dwfl_, tid, on_frame, &st);
 	if (r != 0 && stack.stop_reason.empty()) {
