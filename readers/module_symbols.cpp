@@ -5,8 +5,6 @@
 
 #include <gelf.h>
 
-#include "readers/arch/arch.h"
-
 namespace ljcore {
 
 namespace {
@@ -109,7 +107,7 @@ bool ModuleSymbols::read_table_data(Dwfl_Module *mod, size_t n, size_t first_glo
 	GElf_Ehdr ehdr;
 	if (!first_name || !elf || !gelf_getehdr(elf, &ehdr) ||
 	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 || ehdr.e_type == ET_REL ||
-	    !arch_of_machine(ehdr.e_machine))
+	    (ehdr.e_machine != EM_X86_64 && ehdr.e_machine != EM_AARCH64))
 		return false;
 
 	Elf_Scn *table = nullptr, *dynsym = nullptr;
