@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "analyzer/gc/gc_paths.h"
+#include "analyzer/lua/luajit_arch.h"
 #include "analyzer/model/lua_text.h"
 #include "analyzer/nginx/nginx_request.h"
 #include "analyzer/stack/coroutines.h"
@@ -39,11 +40,11 @@ std::optional<CompiledCrash> walk_current(TargetAnalysis &ta, const Vm &vm, cons
 	start.L = v.current_thread ? v.current_thread : v.main_thread;
 	// In the interpreter itself L->base is stale: BASE and PC are
 	// live in registers of the innermost VM frame (vm_x64.dasc).
-	if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 &&
-	    target.arch() == Arch::x86_64) {
+	const LuaJitArch &lj = luajit_arch(target.arch());
+	if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 && lj.base_reg >= 0) {
 		const NativeFrame &f = ta.stacks[*c.thread].frames[0];
-		start.base = f.regs.dwarf[1];   // rdx
-		start.top_pc = f.regs.dwarf[3]; // rbx
+		start.base = f.regs.dwarf[size_t(lj.base_reg)];
+		start.top_pc = f.regs.dwarf[size_t(lj.pc_reg)];
 	}
 	std::optional<CompiledCrash> compiled;
 	if (v.vmstate >= 0)

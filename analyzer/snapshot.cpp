@@ -62,7 +62,7 @@ void add_native_needs(const Target &target, const NativeSession &native,
 		      const std::vector<std::pair<uint64_t, uint64_t>> &writable,
 		      bool keep_module_data, RecordingTarget &rec)
 {
-	const int sp_reg = target.arch() == Arch::x86_64 ? 7 : 31;
+	const int sp_reg = arch_info(target.arch()).sp;
 	for (const ThreadInfo &t : target.threads()) {
 		uint64_t low = t.regs.sp - red_zone, high = t.regs.sp;
 		for (const NativeFrame &f : native.unwind(t.tid).frames)

@@ -47,7 +47,7 @@ Expected<void> write_core(const std::string &path, const CoreContents &c, bool c
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
 	eh.e_type = ET_CORE;
-	eh.e_machine = c.arch == Arch::x86_64 ? EM_X86_64 : EM_AARCH64;
+	eh.e_machine = arch_info(c.arch).e_machine;
 	eh.e_version = EV_CURRENT;
 	eh.e_phoff = sizeof eh;
 	eh.e_ehsize = sizeof eh;

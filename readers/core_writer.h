@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "readers/arch/arch.h"
 #include "readers/error.h"
 #include "readers/target.h"
 

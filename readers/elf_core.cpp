@@ -13,11 +13,6 @@
 
 namespace ljcore {
 
-const char *arch_name(Arch arch)
-{
-	return arch == Arch::x86_64 ? "x86_64" : "aarch64";
-}
-
 namespace {
 
 // Offsets in the 64-bit struct elf_prstatus and elf_prpsinfo (the same on
@@ -28,28 +23,6 @@ constexpr size_t prstatus_reg = 112;
 constexpr size_t prpsinfo_pid = 24;
 constexpr size_t prpsinfo_fname = 40;
 constexpr size_t prpsinfo_psargs = 56;
-
-// user_regs_struct order on x86_64 -> DWARF register numbers.
-constexpr int x86_64_reg_to_dwarf[] = {15,
-				       14,
-				       13,
-				       12,
-				       6 /* rbp */,
-				       3 /* rbx */,
-				       11,
-				       10,
-				       9,
-				       8,
-				       0 /* rax */,
-				       2 /* rcx */,
-				       1 /* rdx */,
-				       4 /* rsi */,
-				       5 /* rdi */,
-				       -1 /* orig_rax */,
-				       16 /* rip */,
-				       -1,
-				       -1,
-				       7 /* rsp */};
 
 template <typename T> T load(const std::byte *p)
 {
@@ -97,10 +70,8 @@ Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path, FileLo
 			    std::to_string(eh.e_type) + ")");
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
 		return fail(path + ": only 64-bit little-endian cores are supported");
-	if (eh.e_machine == EM_X86_64)
-		core->arch_ = Arch::x86_64;
-	else if (eh.e_machine == EM_AARCH64)
-		core->arch_ = Arch::aarch64;
+	if (auto arch = arch_of_machine(eh.e_machine))
+		core->arch_ = *arch;
 	else
 		return fail(path + ": unsupported machine " + std::to_string(eh.e_machine));
 
@@ -228,102 +199,103 @@ Expected<void> ElfCore::load_notes()
 void ElfCore::parse_note(uint32_t type, const std::byte *desc, size_t size)
 {
 	switch (type) {
-	case NT_PRSTATUS: {
-		size_t nregs = arch_ == Arch::x86_64 ? 27 : 34;
-		if (size < prstatus_reg + nregs * 8) {
-			warnings_.push_back("short NT_PRSTATUS note ignored");
-			return;
-		}
-		ThreadInfo t;
-		t.tid = load<int32_t>(desc + prstatus_pid);
-		t.cursig = load<int16_t>(desc + prstatus_cursig);
-		const std::byte *reg = desc + prstatus_reg;
-		if (arch_ == Arch::x86_64) {
-			for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
-				if (x86_64_reg_to_dwarf[i] >= 0)
-					t.regs.dwarf[size_t(x86_64_reg_to_dwarf[i])] =
-						load<uint64_t>(reg + 8 * i);
-			t.regs.pc = t.regs.dwarf[16];
-			t.regs.sp = t.regs.dwarf[7];
-		} else {
-			// x0..x30, sp, pc, pstate
-			for (size_t i = 0; i < 33; i++)
-				t.regs.dwarf[i] = load<uint64_t>(reg + 8 * i);
-			t.regs.sp = t.regs.dwarf[31];
-			t.regs.pc = t.regs.dwarf[32];
-		}
-		threads_.push_back(t);
-		return;
-	}
-	case NT_PRFPREG: {
-		// The thread's NT_PRSTATUS comes right before: x86_64 has
-		// user_fpregs_struct (xmm0..15 at byte 160), aarch64
-		// user_fpsimd_state (v0..31 first), 16 bytes per register.
-		size_t first = arch_ == Arch::x86_64 ? 160 : 0;
-		size_t n = arch_ == Arch::x86_64 ? 16 : 32;
-		if (threads_.empty() || threads_.back().regs.has_fpr || size < first + 16 * n) {
-			warnings_.push_back(
-				"NT_PRFPREG note without its thread, or short: ignored");
-			return;
-		}
-		ThreadRegs &r = threads_.back().regs;
-		for (size_t i = 0; i < n; i++)
-			r.fpr[i] = load<uint64_t>(desc + first + 16 * i);
-		r.has_fpr = true;
-		return;
-	}
+	case NT_PRSTATUS:
+		return read_prstatus(desc, size);
+	case NT_PRFPREG:
+		return read_prfpreg(desc, size);
 	case NT_PRPSINFO:
-		if (size < prpsinfo_psargs + 80) {
-			warnings_.push_back("short NT_PRPSINFO note ignored");
-			return;
-		}
-		process_.pid = load<int32_t>(desc + prpsinfo_pid);
-		process_.name = c_string(desc + prpsinfo_fname, 16);
-		process_.args = c_string(desc + prpsinfo_psargs, 80);
-		while (!process_.args.empty() && process_.args.back() == ' ')
-			process_.args.pop_back();
-		return;
+		return read_prpsinfo(desc, size);
 	case NT_SIGINFO:
-		// gcore writes one per thread; the first is the one that stopped.
-		if (signal_ || size < 24)
-			return;
-		signal_ = SignalInfo{load<int32_t>(desc), load<int32_t>(desc + 8),
-				     load<uint64_t>(desc + 16)};
-		return;
+		return read_siginfo(desc, size);
 	case NT_AUXV:
-		for (size_t off = 0; off + 16 <= size; off += 16) {
-			uint64_t key = load<uint64_t>(desc + off);
-			if (key == AT_NULL)
-				break;
-			auxv_.emplace_back(key, load<uint64_t>(desc + off + 8));
-		}
-		return;
-	case NT_FILE: {
-		if (size < 16) {
-			warnings_.push_back("short NT_FILE note ignored");
-			return;
-		}
-		uint64_t count = load<uint64_t>(desc);
-		uint64_t page = load<uint64_t>(desc + 8);
-		if (count > (size - 16) / 24) {
-			warnings_.push_back("NT_FILE note claims more entries than it holds");
-			return;
-		}
-		size_t names = 16 + count * 24;
-		for (uint64_t i = 0; i < count && names < size; i++) {
-			const std::byte *e = desc + 16 + i * 24;
-			FileMapping m;
-			m.start = load<uint64_t>(e);
-			m.end = load<uint64_t>(e + 8);
-			m.file_offset = load<uint64_t>(e + 16) * page;
-			m.path = c_string(desc + names, size - names);
-			names += m.path.size() + 1;
-			file_mappings_.push_back(std::move(m));
-		}
-		return;
-	}
+		return read_auxv(desc, size);
+	case NT_FILE:
+		return read_file_note(desc, size);
 	default:
 		return;
+	}
+}
+
+void ElfCore::read_prstatus(const std::byte *desc, size_t size)
+{
+	const ArchInfo &arch = arch_info(arch_);
+	if (size < prstatus_reg + arch.prstatus_regs * 8) {
+		warnings_.push_back("short NT_PRSTATUS note ignored");
+		return;
+	}
+	ThreadInfo t;
+	t.tid = load<int32_t>(desc + prstatus_pid);
+	t.cursig = load<int16_t>(desc + prstatus_cursig);
+	t.regs = regs_from_prstatus(arch, desc + prstatus_reg);
+	threads_.push_back(t);
+}
+
+void ElfCore::read_prfpreg(const std::byte *desc, size_t size)
+{
+	// The thread's NT_PRSTATUS comes right before.
+	const ArchInfo &arch = arch_info(arch_);
+	if (threads_.empty() || threads_.back().regs.has_fpr ||
+	    size < arch.vector_offset + 16 * arch.vector_regs) {
+		warnings_.push_back("NT_PRFPREG note without its thread, or short: ignored");
+		return;
+	}
+	read_vector_regs(arch, desc, threads_.back().regs);
+}
+
+void ElfCore::read_prpsinfo(const std::byte *desc, size_t size)
+{
+	if (size < prpsinfo_psargs + 80) {
+		warnings_.push_back("short NT_PRPSINFO note ignored");
+		return;
+	}
+	process_.pid = load<int32_t>(desc + prpsinfo_pid);
+	process_.name = c_string(desc + prpsinfo_fname, 16);
+	process_.args = c_string(desc + prpsinfo_psargs, 80);
+	while (!process_.args.empty() && process_.args.back() == ' ')
+		process_.args.pop_back();
+}
+
+void ElfCore::read_siginfo(const std::byte *desc, size_t size)
+{
+	// gcore writes one per thread; the first is the one that stopped.
+	if (signal_ || size < 24)
+		return;
+	signal_ =
+		SignalInfo{load<int32_t>(desc), load<int32_t>(desc + 8), load<uint64_t>(desc + 16)};
+}
+
+void ElfCore::read_auxv(const std::byte *desc, size_t size)
+{
+	for (size_t off = 0; off + 16 <= size; off += 16) {
+		uint64_t key = load<uint64_t>(desc + off);
+		if (key == AT_NULL)
+			break;
+		auxv_.emplace_back(key, load<uint64_t>(desc + off + 8));
+	}
+}
+
+void ElfCore::read_file_note(const std::byte *desc, size_t size)
+{
+	if (size < 16) {
+		warnings_.push_back("short NT_FILE note ignored");
+		return;
+	}
+	uint64_t count = load<uint64_t>(desc);
+	uint64_t page = load<uint64_t>(desc + 8);
+	if (count > (size - 16) / 24) {
+		warnings_.push_back("NT_FILE note claims more entries than it holds");
+		return;
+	}
+	size_t names = 16 + count * 24;
+	for (uint64_t i = 0; i < count && names < size; i++) {
+		const std::byte *e = desc + 16 + i * 24;
+		FileMapping m;
+		m.start = load<uint64_t>(e);
+		m.end = load<uint64_t>(e + 8);
+		m.file_offset = load<uint64_t>(e + 16) * page;
+		m.path = c_string(desc + names, size - names);
+		names += m.path.size() + 1;
+		file_mappings_.push_back(std::move(m));
 	}
 }
 

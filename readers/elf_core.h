@@ -73,7 +73,14 @@ private:
 	Expected<void> load_segments();
 	Expected<void> load_notes();
 	void mappings_from_memory(const FileLookup &lookup);
+	// Reads one note of the "CORE" owner; each kind by its own function.
 	void parse_note(uint32_t type, const std::byte *desc, size_t size);
+	void read_prstatus(const std::byte *desc, size_t size);
+	void read_prfpreg(const std::byte *desc, size_t size);
+	void read_prpsinfo(const std::byte *desc, size_t size);
+	void read_siginfo(const std::byte *desc, size_t size);
+	void read_auxv(const std::byte *desc, size_t size);
+	void read_file_note(const std::byte *desc, size_t size);
 	const CoreSegment *segment_at(uint64_t addr) const;
 
 	std::string path_;

@@ -17,10 +17,6 @@ namespace ljcore {
 
 namespace {
 
-// user_regs_struct order on x86_64 -> DWARF register numbers (as for cores).
-constexpr int x86_64_reg_to_dwarf[] = {15, 14, 13, 12, 6, 3,  11, 10, 9,  8,
-				       0,  2,  1,  4,  5, -1, 16, -1, -1, 7};
-
 std::string read_text(const std::string &path)
 {
 	std::ifstream in(path, std::ios::binary);
@@ -77,15 +73,8 @@ std::vector<ProcMapping> read_maps(int32_t pid)
 
 ThreadRegs x86_64_thread_regs(const user_regs_struct &regs)
 {
-	ThreadRegs out;
-	uint64_t words[sizeof regs / 8];
-	memcpy(words, &regs, sizeof words);
-	for (size_t i = 0; i < std::size(x86_64_reg_to_dwarf); i++)
-		if (x86_64_reg_to_dwarf[i] >= 0)
-			out.dwarf[size_t(x86_64_reg_to_dwarf[i])] = words[i];
-	out.pc = out.dwarf[16];
-	out.sp = out.dwarf[7];
-	return out;
+	// The layout of NT_PRSTATUS's pr_reg.
+	return regs_from_prstatus(x86_64_arch, reinterpret_cast<const std::byte *>(&regs));
 }
 
 Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
@@ -152,11 +141,9 @@ Expected<void> LiveProcess::stop_threads()
 		// The vector registers, for values a trace keeps in them.
 		user_fpregs_struct fp;
 		iovec fp_iov{&fp, sizeof fp};
-		if (ptrace(PTRACE_GETREGSET, tid, NT_PRFPREG, &fp_iov) == 0) {
-			for (size_t i = 0; i < 16; i++)
-				memcpy(&t.regs.fpr[i], &fp.xmm_space[4 * i], 8);
-			t.regs.has_fpr = true;
-		}
+		if (ptrace(PTRACE_GETREGSET, tid, NT_PRFPREG, &fp_iov) == 0)
+			read_vector_regs(x86_64_arch, reinterpret_cast<const std::byte *>(&fp),
+					 t.regs);
 		threads_.push_back(t);
 		auto raw = std::as_bytes(std::span(&regs, 1));
 		raw_regs_.emplace_back(raw.begin(), raw.end());

@@ -1,5 +1,8 @@
 // Modules, symbols and native stacks of a core, through libdwfl: CFI
 // unwinding that also recovers the callee-saved registers at every frame.
+// The session opens here (native_stack.cpp), unwinds in native_unwind.cpp
+// and answers for symbols in native_symbols.cpp; dwfl_report.h says which
+// modules there are and dwfl_files.h where their files are.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +57,7 @@ struct SymbolInfo {
 	std::string module;
 };
 
-struct GivenFrame; // unwind_from() and unwind_sample()'s thread, in native_stack.cpp
+struct GivenFrame; // unwind_from() and unwind_sample()'s thread: given_frame.h
 
 class NativeSession {
 public:
@@ -103,11 +106,8 @@ private:
 	NativeSession() = default;
 	Dwfl *dwfl_ = nullptr;
 	Arch arch_ = Arch::x86_64;
-	const MappedFiles *files_ = nullptr; // of a core, for find_elf
-	const Target *target_ = nullptr;     // the memory unwind_from() reads
-	const ElfCore *core_ = nullptr;      // set for a core, else live
-	// Reports the target's modules to a Dwfl (dwfl_report_begin/end).
-	Expected<void> report_modules(Dwfl *dwfl) const;
+	const Target *target_ = nullptr; // the memory unwind_from() reads
+	const ElfCore *core_ = nullptr;  // set for a core, else live
 	bool attached_ = false;
 	std::string attach_error_;
 	// unwind_sample(): its own Dwfl (a thread state can be attached once).

@@ -2,7 +2,6 @@
 // memory, threads with their registers, and what is known of the process.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -10,27 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "readers/arch/thread_regs.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
 
 namespace ljcore {
-
-enum class Arch { x86_64, aarch64 };
-const char *arch_name(Arch arch);
-
-// Register file of one thread, indexed by DWARF register number (x86_64:
-// rax=0 ... r15=15, rip=16; aarch64: x0..x30=0..30, sp=31, and pc kept at
-// index 32 since DWARF gives it no number).
-struct ThreadRegs {
-	static constexpr int count = 33;
-	std::array<uint64_t, count> dwarf{};
-	uint64_t pc = 0;
-	uint64_t sp = 0;
-	// The low 64 bits of each vector register (x86_64 xmm0..15, aarch64
-	// v0..31), where compiled Lua code keeps its doubles; from NT_PRFPREG.
-	std::array<uint64_t, 32> fpr{};
-	bool has_fpr = false;
-};
 
 struct ThreadInfo {
 	int32_t tid = 0;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/lua/luajit_arch.h"
+
 namespace ljcore {
 
 namespace {
@@ -355,14 +357,10 @@ namespace {
 // which moves the link to the previous frame).
 void set_cframe(lj_layout &ly, Arch arch, bool tarantool)
 {
-	if (arch == Arch::x86_64 && ly.gc64)
-		ly.cf_nres = 8, ly.cf_prev = 32, ly.cf_l = 16, ly.cf_pc = 24;
-	else if (arch == Arch::x86_64)
-		ly.cf_nres = 16, ly.cf_prev = 32, ly.cf_l = 24, ly.cf_pc = 28;
-	else
-		ly.cf_nres = 40, ly.cf_prev = 0, ly.cf_l = 16, ly.cf_pc = 8;
-	if (arch == Arch::x86_64 && tarantool)
-		ly.cf_prev = 48;
+	const LuaJitArch &lj = luajit_arch(arch);
+	const CframeOffsets &cf = ly.gc64 ? lj.cframe_gc64 : lj.cframe_gc32;
+	ly.cf_nres = cf.nres, ly.cf_prev = tarantool ? cf.prev_tarantool : cf.prev;
+	ly.cf_l = cf.l, ly.cf_pc = cf.pc;
 }
 
 // The structs each layout reads.
@@ -381,7 +379,7 @@ Expected<lj_layout> read_layout(StructIndex &structs, Arch arch)
 	auto size = [&](const char *st) { return uint16_t(m.size(st)); };
 
 	lj_layout ly{};
-	ly.name = arch == Arch::x86_64 ? "from DWARF, x86_64" : "from DWARF, aarch64";
+	ly.name = luajit_arch(arch).dwarf_layout_name;
 	ly.ptrsize = uint8_t(m.member_size("global_State", "mainthref"));
 	ly.gc64 = ly.ptrsize == 8;
 	ly.fr2 = ly.gc64; // LJ_FR2 comes with GC64 on x86_64 and arm64

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/luajit_arch.h"
 
 namespace ljcore {
 
@@ -50,7 +51,7 @@ std::string vmstate_text(int32_t vmstate, unsigned vmstates)
 
 int vm_register(Arch arch)
 {
-	return arch == Arch::x86_64 ? 14 : 22;
+	return luajit_arch(arch).vm_reg;
 }
 
 namespace {
@@ -227,7 +228,8 @@ std::vector<VmCandidate> vms_from_registers_and_symbols(const Memory &memory, Ar
 	std::vector<VmCandidate> found;
 	std::vector<uint64_t> explained; // register values a layout fully fits
 	const int reg = vm_register(arch);
-	const char *reg_name = arch == Arch::x86_64 ? "r14 (DISPATCH)" : "x22 (GLREG)";
+	const LuaJitArch &lj = luajit_arch(arch);
+	const char *reg_name = lj.vm_reg_name;
 
 	// (a) The VM register, at the innermost frame inside the VM first:
 	// that frame is where Lua code runs; outer ones only carry the value.
@@ -248,9 +250,7 @@ std::vector<VmCandidate> vms_from_registers_and_symbols(const Memory &memory, Ar
 					std::string("VM register ") + reg_name + where +
 					(f.function.empty() ? "" : " " + f.function) + thread;
 				for (const lj_layout *ly : layouts) {
-					uint64_t g = arch == Arch::x86_64
-							     ? v - ly->gg_dispatch + ly->gg_g
-							     : v;
+					uint64_t g = lj.g_from_vm_reg(v, *ly);
 					if (settled(found, g))
 						continue;
 					auto c = check_global_state(Vm(memory, *ly, g), found_by,

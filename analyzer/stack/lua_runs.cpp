@@ -35,7 +35,7 @@ Read<bool> owns_cframe(const Vm &mem, uint64_t f, int64_t ftsz)
 // The stack pointer's DWARF register number.
 int sp_register(Arch arch)
 {
-	return arch == Arch::x86_64 ? 7 : 31;
+	return arch_info(arch).sp;
 }
 
 } // namespace

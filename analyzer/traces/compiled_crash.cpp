@@ -1,5 +1,6 @@
 #include "analyzer/traces/compiled_crash.h"
 
+#include "analyzer/lua/luajit_arch.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
@@ -77,12 +78,11 @@ void unwind_below_trace(const Vm &mem, uint64_t L, Arch arch, const NativeSessio
 		return;
 	}
 	uint64_t sp = *cframe & ~uint64_t(3);
-	constexpr uint64_t arm64_save_fp_lr = 192;
+	const ArchInfo &machine = arch_info(arch);
 	std::vector<std::pair<unsigned, uint64_t>> regs;
-	if (arch == Arch::x86_64)
-		regs = {{7, sp}}; // rsp
-	else
-		regs = {{29, sp + arm64_save_fp_lr}, {31, sp}};
+	if (int fp_at = luajit_arch(arch).cframe_fp_offset; fp_at >= 0)
+		regs.emplace_back(unsigned(machine.fp), sp + uint64_t(fp_at));
+	regs.emplace_back(unsigned(machine.sp), sp);
 	NativeStack below = native.unwind_from(stack.tid, *handler, regs);
 	stack.frames.resize(trace_frame + 1);
 	for (auto &f : below.frames)

@@ -86,8 +86,7 @@ Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 	if (!lib)
 		return std::unexpected(lib.error());
 	std::unique_ptr<Disassembler> d(new Disassembler(arch));
-	const char *triple =
-		arch == Arch::x86_64 ? "x86_64-unknown-linux-gnu" : "aarch64-unknown-linux-gnu";
+	const char *triple = arch_info(arch).llvm_triple;
 	LLVMDisasmContextRef ctx =
 		lib->create(triple, d.get(), 0, no_op_info, disasm_symbol_lookup);
 	if (!ctx)
@@ -95,7 +94,7 @@ Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 	// Intel syntax as LuaJIT's own jit.dump prints x86, then hex
 	// immediates: switching the variant makes a new printer, which would
 	// drop options set before.
-	if (arch == Arch::x86_64)
+	if (arch_info(arch).intel_syntax)
 		lib->set_options(ctx, LLVMDisassembler_Option_AsmPrinterVariant);
 	lib->set_options(ctx, LLVMDisassembler_Option_PrintImmHex);
 	d->context_ = ctx;
@@ -115,7 +114,7 @@ std::vector<MachineInsn> Disassembler::disassemble(std::span<const uint8_t> code
 	auto ctx = static_cast<LLVMDisasmContextRef>(context_);
 	auto disasm_instruction = llvm()->instruction;
 	// A fixed instruction width (aarch64) skips a bad word whole.
-	size_t step_bad = arch_ == Arch::aarch64 ? 4 : 1;
+	size_t step_bad = arch_info(arch_).insn_unit;
 	size_t off = 0;
 	while (off < code.size()) {
 		char text[256];

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/luajit_arch.h"
 #include "analyzer/lua/tvalue.h"
 #include "analyzer/traces/ir_ops.h"
 #include "luajit/trace_layout.h"
@@ -37,15 +38,13 @@ const Ops &ops()
 // x0..x31), or -1 for a vector register (RID_MIN_FPR: 16 / 32).
 int gpr_dwarf(uint8_t rid, Arch arch)
 {
-	static constexpr int x86_64[] = {0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15};
-	if (arch == Arch::x86_64)
-		return rid < 16 ? x86_64[rid] : -1;
-	return rid < 32 ? rid : -1;
+	std::span<const int8_t> dwarf = luajit_arch(arch).gpr_dwarf;
+	return rid < dwarf.size() ? dwarf[rid] : -1;
 }
 
 unsigned first_fpr(Arch arch)
 {
-	return arch == Arch::x86_64 ? 16 : 32;
+	return luajit_arch(arch).first_fpr;
 }
 
 // The last IR position that reads each ref: an operand of a later
@@ -170,7 +169,7 @@ SnapshotSlot Restorer::value(uint32_t ref, int depth) const
 	if (spill) {
 		// Spill slots are 4-byte units above the trace's stack pointer
 		// (sps_scale() in lj_target_*.h).
-		int sp = arch_ == Arch::x86_64 ? 7 : 31;
+		int sp = arch_info(arch_).sp;
 		if (!f_.has_reg(sp))
 			return lost("spilled, and the stack pointer is not known at this frame");
 		uint64_t at = f_.regs.dwarf[size_t(sp)] + 4 * uint64_t(spill);

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "analyzer/lua/luajit_arch.h"
 #include "luajit/trace_layout.h"
 
 namespace ljcore {
@@ -129,7 +130,7 @@ void count_exits(TraceSet &set)
 
 uint32_t mcode_unit(Arch arch)
 {
-	return arch == Arch::aarch64 ? 4 : 1;
+	return arch_info(arch).insn_unit;
 }
 
 int32_t snapshot_at(const TraceSet &set, const Trace &t, uint64_t ofs)
@@ -156,7 +157,9 @@ void annotate_mcode(const Vm &mem, TraceSet &set, Arch arch, Disassembler &dis)
 	for (auto &t : set.traces) {
 		if (t.mcode_bytes.empty())
 			continue;
-		auto stubs = arch == Arch::aarch64 ? arm64_exit_stubs(mem, t) : shared_stubs;
+		auto stubs = luajit_arch(arch).exit_stubs == ExitStubs::after_trace
+				     ? arm64_exit_stubs(mem, t)
+				     : shared_stubs;
 		for (auto &insn : dis.disassemble(t.mcode_bytes, t.mcode)) {
 			McodeLine line;
 			line.offset = uint32_t(insn.addr - t.mcode);
