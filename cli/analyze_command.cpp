@@ -1,6 +1,8 @@
 // ljcore analyze: the whole report, native and Lua frames of every thread.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/run_analysis.h"

@@ -1,6 +1,8 @@
 // ljcore bt: the Lua backtraces, as ljcore or as debug.traceback prints them.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/run_analysis.h"

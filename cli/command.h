@@ -4,7 +4,11 @@
 
 #include <memory>
 
-#include <CLI/CLI.hpp>
+// Declared only: CLI11's header constructs its validators at start-up in
+// every file that includes it, so only the files that add options do.
+namespace CLI {
+class App;
+}
 
 namespace ljcore {
 

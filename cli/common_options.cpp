@@ -1,5 +1,7 @@
 #include "cli/common_options.h"
 
+#include <CLI/CLI.hpp>
+
 namespace ljcore {
 
 const char *const core_help = "ELF core file (kernel or gdb gcore, plain or compressed "

@@ -5,9 +5,13 @@
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "analyzer/values/lua_locals.h"
+
+// Declared only: CLI11's header constructs its validators at start-up in
+// every file that includes it, so only the files that add options do.
+namespace CLI {
+class App;
+}
 
 namespace ljcore {
 

@@ -2,6 +2,8 @@
 // (cli/fixture.cpp).
 #include <cstdlib>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/fixture.h"
 

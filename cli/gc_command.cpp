@@ -2,6 +2,8 @@
 // two cores (cli/gc_diff.cpp).
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/gc_diff.h"

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/render_bytes.h"

@@ -8,7 +8,10 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include "analyzer/profile/profiler.h"
+
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/render_bytes.h"

@@ -2,6 +2,8 @@
 #include <iostream>
 
 #include "analyzer/snapshot.h"
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/render_bytes.h"

@@ -1,6 +1,8 @@
 // ljcore trace N: one trace as jit.dump prints it.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/render_trace.h"
 #include "cli/run_analysis.h"

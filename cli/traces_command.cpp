@@ -1,6 +1,8 @@
 // ljcore traces: the table of every VM's JIT traces, or all of them as JSON.
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/command.h"
 #include "cli/render_trace.h"
 #include "cli/run_analysis.h"
