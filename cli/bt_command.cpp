@@ -30,9 +30,7 @@ public:
 
 	int run() override
 	{
-		AnalyzeOptions options = analyze_options(input_);
-		options.all_coroutines = all_;
-		options.locals = locals_options(locals_);
+		AnalyzeOptions options = stack_options(input_, all_, locals_);
 		return run_analysis(input_, options, [&](const Analysis &a) {
 			render(a);
 			return status_of(a);

@@ -20,6 +20,14 @@ AnalyzeOptions analyze_options(const InputOptions &in)
 	return options;
 }
 
+AnalyzeOptions stack_options(const InputOptions &in, bool all_coroutines, const LocalsFlags &locals)
+{
+	AnalyzeOptions options = analyze_options(in);
+	options.all_coroutines = all_coroutines;
+	options.locals = locals_options(locals);
+	return options;
+}
+
 bool input_given(const InputOptions &in)
 {
 	if (!in.core.empty() || in.pid != 0)

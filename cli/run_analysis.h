@@ -14,6 +14,11 @@ namespace ljcore {
 // wait on it.
 AnalyzeOptions analyze_options(const InputOptions &in);
 
+// What analyze and bt read: each VM's running coroutine, or with --all
+// every coroutine, and the locals --locals asks for.
+AnalyzeOptions stack_options(const InputOptions &in, bool all_coroutines,
+			     const LocalsFlags &locals);
+
 // Whether a core or --pid was given; says so on stderr when neither was.
 bool input_given(const InputOptions &in);
 
