@@ -1,5 +1,6 @@
-#include "cli/profile_command.h"
-
+// ljcore profile: samples a running process's Lua stacks
+// (analyzer/profile/profiler.h) and writes them in one of the formats of
+// cli/render_profile.h.
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -7,6 +8,11 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
+#include "analyzer/profile/profiler.h"
+
+#include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/render_bytes.h"
 #include "cli/render_profile.h"
@@ -56,69 +62,155 @@ void print_summary(std::ostream &err, const Profile &p)
 		err << "  " << o.samples << "\t" << printable(o.outcome) << "\n";
 }
 
-} // namespace
-
-int profile_command(ProfileCommand c)
+// The combinations of options the samplers cannot do; says why.
+bool usable(const ProfileOptions &o)
 {
-	if (c.options.blocking && c.options.backend == ProfileOptions::Backend::bpf) {
+	if (o.blocking && o.backend == ProfileOptions::Backend::bpf) {
 		std::cerr << "ljcore: --blocking is for the userspace backend; the BPF one never "
 			     "stops the process\n";
-		return exit_usage;
+		return false;
 	}
-	if (c.options.alloc != ProfileOptions::Alloc::off &&
-	    (c.options.native || c.options.blocking ||
-	     c.options.backend == ProfileOptions::Backend::userspace)) {
+	if (o.alloc != ProfileOptions::Alloc::off &&
+	    (o.native || o.blocking || o.backend == ProfileOptions::Backend::userspace)) {
 		std::cerr << "ljcore: --alloc probes the allocator with BPF uprobes: it has no "
 			     "userspace backend, --blocking or --native\n";
-		return exit_usage;
+		return false;
 	}
-	// Ctrl-C ends the profile early; what was sampled is still written.
-	struct sigaction sa {};
-	sa.sa_handler = on_interrupt;
-	sigaction(SIGINT, &sa, nullptr);
-	sigaction(SIGTERM, &sa, nullptr);
-	c.options.stop = [] { return interrupted.load(); };
-	if (isatty(STDERR_FILENO))
-		c.options.progress = [](const Profile &p) {
-			std::cerr << "\rljcore: " << p.samples << " samples, " << failed(p)
-				  << " failed" << std::flush;
-		};
-	auto p = profile_process(c.options);
-	if (isatty(STDERR_FILENO))
-		std::cerr << "\r\033[K";
-	if (!p) {
-		std::cerr << "ljcore: " << printable(p.error().message) << "\n";
-		switch (p.error().kind) {
-		case ProfileFailure::no_vm:
-			return exit_no_vm;
-		case ProfileFailure::no_sampler:
-			return exit_no_sampler;
-		case ProfileFailure::unreadable:
-			break;
-		}
-		return exit_unreadable;
-	}
-	std::ofstream file;
-	if (!c.output.empty()) {
-		file.open(c.output, std::ios::binary);
-		if (!file) {
-			std::cerr << "ljcore: cannot write " << printable(c.output) << "\n";
-			return exit_usage;
-		}
-	}
-	std::ostream &out = c.output.empty() ? std::cout : file;
-	if (c.format == "speedscope")
-		render_profile_speedscope(out, *p);
-	else if (c.format == "top")
-		render_profile_top(out, *p);
-	else if (c.format == "svg")
-		render_profile_svg(out, *p);
-	else if (c.format == "pprof")
-		render_profile_pprof(out, *p);
-	else
-		render_profile_folded(out, *p);
-	print_summary(std::cerr, *p);
-	return failed(*p) ? exit_partial : exit_ok;
+	return true;
 }
+
+int failure_status(const ProfileError &e)
+{
+	std::cerr << "ljcore: " << printable(e.message) << "\n";
+	switch (e.kind) {
+	case ProfileFailure::no_vm:
+		return exit_no_vm;
+	case ProfileFailure::no_sampler:
+		return exit_no_sampler;
+	case ProfileFailure::unreadable:
+		break;
+	}
+	return exit_unreadable;
+}
+
+void render_profile(std::ostream &out, const Profile &p, const std::string &format)
+{
+	if (format == "speedscope")
+		render_profile_speedscope(out, p);
+	else if (format == "top")
+		render_profile_top(out, p);
+	else if (format == "svg")
+		render_profile_svg(out, p);
+	else if (format == "pprof")
+		render_profile_pprof(out, p);
+	else
+		render_profile_folded(out, p);
+}
+
+class ProfileCommand final : public Command {
+public:
+	void add_options(CLI::App *cmd) override
+	{
+		cmd->add_option("--pid", options_.pid, "the process to profile")
+			->required()
+			->check(CLI::PositiveNumber);
+		cmd->add_option("--rate", options_.rate_hz, "samples per second per CPU (99)")
+			->check(CLI::Range(1, 10000));
+		cmd->add_option("--duration", options_.duration_s,
+				"seconds to sample (10); Ctrl-C ends it early")
+			->check(CLI::PositiveNumber);
+		cmd->add_option("-o,--output", output_, "write the profile here, not to stdout");
+		cmd->add_option("--format", format_,
+				"folded (flamegraph.pl, inferno), svg (a flame graph), "
+				"speedscope, pprof (gzipped profile.proto), or top (a table)")
+			->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
+		cmd->add_flag("--children", options_.children,
+			      "also sample the process's children (automatic for an nginx "
+			      "master: its workers)");
+		cmd->add_option("--backend", backend_,
+				"bpf, userspace (process_vm_readv; for machines that refuse "
+				"bpf()), or auto (bpf where allowed: the default)")
+			->check(CLI::IsMember({"auto", "bpf", "userspace"}));
+		cmd->add_flag("--native", options_.native,
+			      "the native frames around the Lua frames, as analyze places "
+			      "them (unwound from a copy of the stack)");
+		alloc_opt_ = cmd->add_option("--alloc", alloc_,
+					     "allocations, not CPU time: outstanding (bytes "
+					     "not freed by the end, after a full GC cycle: the "
+					     "leak view; the default) or all (every byte "
+					     "allocated: the churn view)")
+				     ->expected(0, 1)
+				     ->check(CLI::IsMember({"", "outstanding", "all"}));
+		cmd->add_option("--sample-bytes", options_.sample_bytes,
+				"--alloc: sample an allocation every this many bytes on "
+				"average (512K)")
+			->transform(CLI::AsSizeValue(false))
+			->check(CLI::PositiveNumber);
+		cmd->add_flag("--blocking", options_.blocking,
+			      "userspace backend: stop the VM's thread for each sample, so "
+			      "its frames are exact (the default never stops it)");
+	}
+
+	int run() override
+	{
+		using Backend = ProfileOptions::Backend;
+		options_.backend = backend_ == "bpf"         ? Backend::bpf
+				   : backend_ == "userspace" ? Backend::userspace
+							     : Backend::automatic;
+		using Alloc = ProfileOptions::Alloc;
+		if (alloc_opt_->count())
+			options_.alloc = alloc_ == "all" ? Alloc::all : Alloc::outstanding;
+		if (!usable(options_))
+			return exit_usage;
+		auto p = sample();
+		if (!p)
+			return failure_status(p.error());
+		std::ofstream file;
+		if (!output_.empty()) {
+			file.open(output_, std::ios::binary);
+			if (!file) {
+				std::cerr << "ljcore: cannot write " << printable(output_) << "\n";
+				return exit_usage;
+			}
+		}
+		render_profile(output_.empty() ? std::cout : file, *p, format_);
+		print_summary(std::cerr, *p);
+		return failed(*p) ? exit_partial : exit_ok;
+	}
+
+private:
+	// Until the duration is over or Ctrl-C, which ends the profile early:
+	// what was sampled is still written.
+	std::expected<Profile, ProfileError> sample()
+	{
+		struct sigaction sa {};
+		sa.sa_handler = on_interrupt;
+		sigaction(SIGINT, &sa, nullptr);
+		sigaction(SIGTERM, &sa, nullptr);
+		options_.stop = [] { return interrupted.load(); };
+		if (isatty(STDERR_FILENO))
+			options_.progress = [](const Profile &p) {
+				std::cerr << "\rljcore: " << p.samples << " samples, " << failed(p)
+					  << " failed" << std::flush;
+			};
+		auto p = profile_process(options_);
+		if (isatty(STDERR_FILENO))
+			std::cerr << "\r\033[K";
+		return p;
+	}
+
+	ProfileOptions options_;
+	std::string output_; // -o FILE, empty: standard output
+	std::string format_ = "folded";
+	std::string backend_ = "auto";
+	std::string alloc_;
+	CLI::Option *alloc_opt_ = nullptr;
+};
+
+} // namespace
+
+const Subcommand profile_subcommand{
+	"profile", "sample a running process's Lua stacks: folded stacks for flame graphs",
+	make_command<ProfileCommand>};
 
 } // namespace ljcore

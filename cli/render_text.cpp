@@ -182,9 +182,8 @@ void vm_header(std::ostream &out, const VmResult &vm)
 		    << ", client: " << printable(r.client) << "\n";
 }
 
-} // namespace
-
-void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
+// "process 123 (luajit app.lua), SIGSEGV at 0x..., x86_64"
+void process_line(std::ostream &out, const Analysis &a)
 {
 	out << "process " << a.pid << " ("
 	    << printable(a.process_args.empty() ? a.process_name : a.process_args) << "), ";
@@ -198,54 +197,72 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 		out << "no signal";
 	}
 	out << ", " << printable(a.arch) << "\n";
+}
+
+// One native frame of a thread, then the Lua frames it runs.
+void native_frame(std::ostream &out, const Analysis &a, const std::vector<StacksByL> &stacks,
+		  const ThreadResult &t, size_t i)
+{
+	auto &f = t.frames[i];
+	char num[32];
+	snprintf(num, sizeof num, "  #%-3zu", i);
+	out << num << hex_address(f.pc) << " ";
+	if (!f.function.empty()) {
+		out << printable(f.function);
+		if (f.offset)
+			out << "+0x" << std::hex << f.offset << std::dec;
+	} else {
+		out << "??";
+	}
+	if (!f.module.empty())
+		out << "  " << printable(f.module);
+	out << "\n";
+	for (auto &run : t.lua_runs)
+		if (run.native_frame == i)
+			lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
+	if (t.vm_frame == i && t.vm_index && !has_runs_of(t, *t.vm_index))
+		lua_frames(out, a.vms[*t.vm_index].stack, "        ");
+}
+
+void thread_text(std::ostream &out, const Analysis &a, const std::vector<StacksByL> &stacks,
+		 const ThreadResult &t, const RenderOptions &o)
+{
+	out << "\nthread " << t.tid;
+	if (t.crashed)
+		out << " (crashed)";
+	if (t.signal)
+		out << " " << signal_name(t.signal);
+	out << "\n";
+	if (!o.native)
+		return;
+	for (size_t i = 0; i < t.frames.size(); i++)
+		native_frame(out, a, stacks, t, i);
+	if (!t.stop_reason.empty())
+		out << "  (unwinding stopped: " << printable(t.stop_reason) << ")\n";
+	for (auto &run : t.lua_runs) {
+		if (run.native_frame)
+			continue;
+		if (run.cframe)
+			out << "  Lua frames of C frame " << hex_address(run.cframe)
+			    << ", which no native frame has as its stack pointer:\n";
+		else
+			out << "  Lua frames below the end of the C-frame chain:\n";
+		lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
+	}
+}
+
+} // namespace
+
+void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
+{
+	process_line(out, a);
 	std::vector<StacksByL> stacks;
 	for (auto &vm : a.vms) {
 		vm_header(out, vm);
 		stacks.push_back(stacks_by_L(vm));
 	}
-	for (auto &t : a.threads) {
-		out << "\nthread " << t.tid;
-		if (t.crashed)
-			out << " (crashed)";
-		if (t.signal)
-			out << " " << signal_name(t.signal);
-		out << "\n";
-		if (!o.native)
-			continue;
-		for (size_t i = 0; i < t.frames.size(); i++) {
-			auto &f = t.frames[i];
-			char num[32];
-			snprintf(num, sizeof num, "  #%-3zu", i);
-			out << num << hex_address(f.pc) << " ";
-			if (!f.function.empty()) {
-				out << printable(f.function);
-				if (f.offset)
-					out << "+0x" << std::hex << f.offset << std::dec;
-			} else {
-				out << "??";
-			}
-			if (!f.module.empty())
-				out << "  " << printable(f.module);
-			out << "\n";
-			for (auto &run : t.lua_runs)
-				if (run.native_frame == i)
-					lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
-			if (t.vm_frame == i && t.vm_index && !has_runs_of(t, *t.vm_index))
-				lua_frames(out, a.vms[*t.vm_index].stack, "        ");
-		}
-		if (!t.stop_reason.empty())
-			out << "  (unwinding stopped: " << printable(t.stop_reason) << ")\n";
-		for (auto &run : t.lua_runs) {
-			if (run.native_frame)
-				continue;
-			if (run.cframe)
-				out << "  Lua frames of C frame " << hex_address(run.cframe)
-				    << ", which no native frame has as its stack pointer:\n";
-			else
-				out << "  Lua frames below the end of the C-frame chain:\n";
-			lua_run_frames(out, a.vms[run.vm], stacks[run.vm], run);
-		}
-	}
+	for (auto &t : a.threads)
+		thread_text(out, a, stacks, t, o);
 	// VMs no native frame leads to still show their Lua stack.
 	for (size_t v = 0; v < a.vms.size(); v++) {
 		bool shown = false;

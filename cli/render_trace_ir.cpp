@@ -1,15 +1,17 @@
 // A trace's IR and snapshots in exactly the text jit.dump prints with
 // "+rs" (LuaJIT's jit/dump.lua, functions dump_ir, printsnap, formatk,
 // ridsp_name, dumpcallfunc and dumpcallargs are the specification).
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include "analyzer/model/lua_text.h"
-#include "analyzer/traces/ir_ops.h"
 #include "cli/render_bytes.h"
 #include "cli/render_trace.h"
+#include "luajit/ir_names.h"
 #include "luajit/layout.h"
 #include "luajit/trace_layout.h"
 
@@ -22,6 +24,39 @@ const char *const irtype_names[] = {
 	"nil", "fal", "tru", "lud", "str", "p32", "thr", "pro", "fun", "p64", "cdt", "tab",
 	"udt", "flt", "num", "i8 ", "u8 ", "i16", "u16", "int", "u32", "i64", "u64", "sfp",
 };
+
+// What jit.dump of the fork that compiled a trace (TraceSet::fork) names
+// FLOAD fields, CALL targets and fast functions, and its opcodes with
+// their operand modes in its own numbering.
+struct ForkNames {
+	std::span<const lj_ir_op> ops;
+	std::span<const char *const> fields, calls, ffnames;
+};
+
+const ForkNames &fork_names(std::string_view fork)
+{
+	static const ForkNames upstream{lj_ir_ops, lj_irfield_upstream, lj_ircall_upstream,
+					lj_ffnames_upstream},
+		luajit2{lj_ir_ops, lj_irfield_luajit2, lj_ircall_luajit2, lj_ffnames_luajit2},
+		tarantool{lj_ir_ops_tarantool, lj_irfield_tarantool, lj_ircall_tarantool,
+			  lj_ffnames_tarantool};
+	return fork == "tarantool" ? tarantool : fork == "luajit2" ? luajit2 : upstream;
+}
+
+// The operand modes of each opcode, by lj_ir_ops' number (which the trace
+// reader gives every fork's instructions), as the fork defines them:
+// Tarantool's VLOAD has no second operand. {"?", 3, 3} (no operands) for
+// one the fork lacks.
+std::array<lj_ir_op, 256> operand_modes(std::span<const lj_ir_op> fork_ops)
+{
+	std::array<lj_ir_op, 256> modes;
+	modes.fill({"?", 3, 3});
+	for (size_t op = 0; op < std::size(lj_ir_ops); op++)
+		for (const lj_ir_op &own : fork_ops)
+			if (strcmp(own.name, lj_ir_ops[op].name) == 0)
+				modes[op] = own;
+	return modes;
+}
 
 std::string fmt(const char *f, auto... args)
 {
@@ -78,12 +113,9 @@ std::string escape_controls(const std::string &s)
 class IrDump {
 public:
 	IrDump(std::ostream &out, const TraceSet &set, const Trace &t, const std::string &arch)
-	    : out_(out), t_(t), arch_(arch), fork_(set.fork)
+	    : out_(out), t_(t), arch_(arch), names_(fork_names(set.fork)),
+	      modes_(operand_modes(names_.ops))
 	{
-		const IrNames &names = ir_names(set.fork);
-		irfield_ = names.fields;
-		ircall_ = names.calls;
-		ffnames_ = names.ffnames;
 	}
 
 	void dump()
@@ -119,16 +151,15 @@ private:
 		uint16_t v = which == 1 ? ins.op1 : ins.op2;
 		return m == 0 ? int64_t(v) - LJ_REF_BIAS : int64_t(v);
 	}
-	// The fork's own modes: Tarantool's VLOAD has no second operand.
-	unsigned mode1(const IrIns &i) const { return ir_op_modes(fork_, i.op).m1; }
-	unsigned mode2(const IrIns &i) const { return ir_op_modes(fork_, i.op).m2; }
+	unsigned mode1(const IrIns &i) const { return modes_[i.op].m1; }
+	unsigned mode2(const IrIns &i) const { return modes_[i.op].m2; }
 
 	std::string func_name(const TraceFunction &f) const
 	{
 		if (!f.loc.empty())
 			return printable(f.loc);
-		if (f.ffid > LJ_FF_C && size_t(f.ffid) < ffnames_.size())
-			return ffnames_[size_t(f.ffid)];
+		if (f.ffid > LJ_FF_C && size_t(f.ffid) < names_.ffnames.size())
+			return names_.ffnames[size_t(f.ffid)];
 		if (f.cfunc)
 			return fmt("C:%llx", (unsigned long long)f.cfunc);
 		return "(?)";
@@ -331,7 +362,7 @@ private:
 			return s;
 		}
 		if (op == "FLOAD " || op == "FREF  ")
-			return from(irfield_);
+			return from(names_.fields);
 		if (op == "FPMATH")
 			return from(lj_irfpm);
 		if (op == "TMPREF") {
@@ -377,8 +408,8 @@ private:
 		if (op.starts_with("CALL")) {
 			std::string ctype;
 			if (m2 == 1)
-				out_ << fmt("%-10s  (", size_t(op2) < ircall_.size()
-								? ircall_[size_t(op2)]
+				out_ << fmt("%-10s  (", size_t(op2) < names_.calls.size()
+								? names_.calls[size_t(op2)]
 								: "?");
 			else
 				ctype = call_func(op2);
@@ -416,8 +447,8 @@ private:
 	std::ostream &out_;
 	const Trace &t_;
 	std::string arch_;
-	std::string fork_;
-	std::span<const char *const> irfield_, ircall_, ffnames_;
+	const ForkNames &names_;
+	std::array<lj_ir_op, 256> modes_;
 };
 
 } // namespace
