@@ -9,7 +9,7 @@
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
-#include "analyzer/traces/compiled_crash.h"
+#include "analyzer/stack/compiled_crash.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
 

@@ -1,4 +1,4 @@
-#include "analyzer/traces/compiled_crash.h"
+#include "analyzer/stack/compiled_crash.h"
 
 #include "analyzer/lua/luajit_arch.h"
 #include "analyzer/stack/lua_runs.h"
