@@ -15,8 +15,7 @@ void describe_process(const Target &target, Analysis &a)
 	a.pid = target.process().pid;
 	a.process_name = target.process().name;
 	a.process_args = target.process().args;
-	for (auto &w : target.warnings())
-		a.diagnostics.problem(w);
+	a.diagnostics.merge(target.diagnostics());
 	if (auto &sig = target.signal()) {
 		a.signal = sig->signo;
 		a.signal_code = sig->code;

@@ -115,8 +115,7 @@ void ElfCore::mappings_from_memory(const FileLookup &lookup)
 		auxv_value(AT_ENTRY).value_or(0), execfn, lookup);
 	file_mappings_ = std::move(r.mappings);
 	modules_ = std::move(r.modules);
-	for (auto &w : r.warnings)
-		warnings_.push_back(w);
+	diagnostics_.merge(r.diagnostics);
 }
 
 Expected<void> ElfCore::load_segments()
@@ -141,7 +140,7 @@ Expected<void> ElfCore::load_segments()
 	for (auto &seg : segments_)
 		needed = std::max(needed, seg.offset + seg.filesz);
 	if (needed > image_->size())
-		warnings_.push_back("core is truncated: " + std::to_string(image_->size()) +
+		diagnostics_.problem("core is truncated: " + std::to_string(image_->size()) +
 				    " bytes of " + std::to_string(needed) +
 				    "; memory past the end reads as missing");
 	return {};
@@ -158,7 +157,7 @@ Expected<void> ElfCore::load_notes()
 		if (!gelf_getphdr(elf_, int(i), &ph) || ph.p_type != PT_NOTE)
 			continue;
 		if (ph.p_offset > image_->size() || ph.p_filesz > image_->size() - ph.p_offset) {
-			warnings_.push_back("note segment runs past the end of the file "
+			diagnostics_.problem("note segment runs past the end of the file "
 					    "(truncated core?)");
 			cut = true;
 			continue;
@@ -220,7 +219,7 @@ void ElfCore::read_prstatus(const std::byte *desc, size_t size)
 {
 	const ArchInfo &arch = arch_info(arch_);
 	if (size < prstatus_reg + arch.prstatus_regs * 8) {
-		warnings_.push_back("short NT_PRSTATUS note ignored");
+		diagnostics_.problem("short NT_PRSTATUS note ignored");
 		return;
 	}
 	ThreadInfo t;
@@ -236,7 +235,7 @@ void ElfCore::read_prfpreg(const std::byte *desc, size_t size)
 	const ArchInfo &arch = arch_info(arch_);
 	if (threads_.empty() || threads_.back().regs.has_fpr ||
 	    size < arch.vector_offset + 16 * arch.vector_regs) {
-		warnings_.push_back("NT_PRFPREG note without its thread, or short: ignored");
+		diagnostics_.problem("NT_PRFPREG note without its thread, or short: ignored");
 		return;
 	}
 	read_vector_regs(arch, desc, threads_.back().regs);
@@ -245,7 +244,7 @@ void ElfCore::read_prfpreg(const std::byte *desc, size_t size)
 void ElfCore::read_prpsinfo(const std::byte *desc, size_t size)
 {
 	if (size < prpsinfo_psargs + 80) {
-		warnings_.push_back("short NT_PRPSINFO note ignored");
+		diagnostics_.problem("short NT_PRPSINFO note ignored");
 		return;
 	}
 	process_.pid = load<int32_t>(desc + prpsinfo_pid);
@@ -277,13 +276,13 @@ void ElfCore::read_auxv(const std::byte *desc, size_t size)
 void ElfCore::read_file_note(const std::byte *desc, size_t size)
 {
 	if (size < 16) {
-		warnings_.push_back("short NT_FILE note ignored");
+		diagnostics_.problem("short NT_FILE note ignored");
 		return;
 	}
 	uint64_t count = load<uint64_t>(desc);
 	uint64_t page = load<uint64_t>(desc + 8);
 	if (count > (size - 16) / 24) {
-		warnings_.push_back("NT_FILE note claims more entries than it holds");
+		diagnostics_.problem("NT_FILE note claims more entries than it holds");
 		return;
 	}
 	size_t names = 16 + count * 24;

@@ -56,7 +56,7 @@ public:
 	// In note order: the kernel writes the thread that crashed first.
 	const std::vector<ThreadInfo> &threads() const override { return threads_; }
 	void visit_writable(const Visitor &visit) const override;
-	std::vector<std::string> warnings() const override { return warnings_; }
+	const Diagnostics &diagnostics() const override { return diagnostics_; }
 	std::vector<FileStatus> file_statuses() const override { return files_->statuses(); }
 	const std::vector<CoreSegment> &segments() const { return segments_; }
 	const std::vector<std::pair<uint64_t, uint64_t>> &auxv() const { return auxv_; }
@@ -97,7 +97,7 @@ private:
 	std::vector<std::pair<uint64_t, uint64_t>> auxv_;
 	std::vector<FileMapping> file_mappings_;
 	std::unique_ptr<MappedFiles> files_;
-	std::vector<std::string> warnings_;
+	Diagnostics diagnostics_;
 	std::vector<std::byte> raw_notes_;
 	std::vector<LoadedModule> modules_;
 };

@@ -71,7 +71,7 @@ LinkMapResult mappings_from_link_map(const CoreOnlyRead &read, uint64_t at_entry
 	};
 	ElfFile exe = read_headers(disk_path(lookup, r.exe_path, true));
 	if (!exe.ok || !at_entry) {
-		r.warnings.push_back("core has no NT_FILE note and the executable '" + r.exe_path +
+		r.diagnostics.problem("core has no NT_FILE note and the executable '" + r.exe_path +
 				     "' cannot be read: modules unknown (try --exe)");
 		return r;
 	}
@@ -94,7 +94,7 @@ LinkMapResult mappings_from_link_map(const CoreOnlyRead &read, uint64_t at_entry
 	}
 	uint64_t lm = 0;
 	if (!r_debug || !rd(r_debug + 8, &lm, 8)) {
-		r.warnings.push_back("no r_debug in the core: shared libraries unknown");
+		r.diagnostics.problem("no r_debug in the core: shared libraries unknown");
 		return r;
 	}
 	// struct link_map { l_addr; l_name; l_ld; l_next; l_prev; } (<link.h>)
@@ -112,7 +112,7 @@ LinkMapResult mappings_from_link_map(const CoreOnlyRead &read, uint64_t at_entry
 				add_segments(lib, l[0], name, r.mappings);
 				r.modules.push_back({name, l[0]});
 			} else
-				r.warnings.push_back(std::string("cannot read ") +
+				r.diagnostics.problem(std::string("cannot read ") +
 						     disk_path(lookup, name, false));
 		}
 		lm = l[3];

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "readers/diagnostics.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
 
@@ -23,7 +24,7 @@ struct LinkMapResult {
 	std::vector<FileMapping> mappings;
 	std::vector<LoadedModule> modules;
 	std::string exe_path; // as the process named it
-	std::vector<std::string> warnings;
+	Diagnostics diagnostics;
 };
 
 // exe_path: the executable's path as the process saw it (AT_EXECFN), or

@@ -125,13 +125,13 @@ Expected<void> LiveProcess::stop_threads()
 			continue;
 		int status;
 		if (waitpid(tid, &status, __WALL) != tid) {
-			warnings_.push_back("thread " + std::to_string(tid) + " did not stop");
+			diagnostics_.problem("thread " + std::to_string(tid) + " did not stop");
 			continue;
 		}
 		user_regs_struct regs;
 		iovec iov{&regs, sizeof regs};
 		if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) != 0) {
-			warnings_.push_back("registers of thread " + std::to_string(tid) + ": " +
+			diagnostics_.problem("registers of thread " + std::to_string(tid) + ": " +
 					    strerror(errno));
 			continue;
 		}

@@ -40,7 +40,7 @@ public:
 	const std::optional<SignalInfo> &signal() const override { return signal_; }
 	const std::vector<ThreadInfo> &threads() const override { return threads_; }
 	void visit_writable(const Visitor &visit) const override;
-	std::vector<std::string> warnings() const override { return warnings_; }
+	const Diagnostics &diagnostics() const override { return diagnostics_; }
 	std::vector<FileStatus> file_statuses() const override { return {}; }
 	const std::vector<ProcMapping> &mappings() const { return mappings_; }
 	// What a core's notes hold, read while the threads are stopped: the
@@ -63,7 +63,7 @@ private:
 	std::vector<ProcMapping> mappings_;
 	std::vector<std::vector<std::byte>> raw_regs_;
 	std::vector<std::byte> auxv_;
-	std::vector<std::string> warnings_;
+	Diagnostics diagnostics_;
 	int mem_fd_ = -1;
 	std::chrono::steady_clock::time_point stopped_at_;
 	std::chrono::microseconds paused_{0};

@@ -33,7 +33,7 @@ public:
 	// Scans look at everything; what they find is read again through
 	// read() and recorded then.
 	void visit_writable(const Visitor &visit) const override { inner_.visit_writable(visit); }
-	std::vector<std::string> warnings() const override { return inner_.warnings(); }
+	const Diagnostics &diagnostics() const override { return inner_.diagnostics(); }
 	std::vector<FileStatus> file_statuses() const override { return inner_.file_statuses(); }
 
 	// Page numbers (address / page_size) read so far.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "readers/arch/thread_regs.h"
+#include "readers/diagnostics.h"
 #include "readers/mapped_files.h"
 #include "readers/memory.h"
 
@@ -45,7 +46,7 @@ public:
 	using Visitor = std::function<void(uint64_t, std::span<const std::byte>)>;
 	virtual void visit_writable(const Visitor &visit) const = 0;
 	// Problems met while reading that did not stop the reading.
-	virtual std::vector<std::string> warnings() const = 0;
+	virtual const Diagnostics &diagnostics() const = 0;
 	// Files whose bytes were (or could not be) used.
 	virtual std::vector<FileStatus> file_statuses() const = 0;
 };

@@ -53,9 +53,7 @@ Expected<std::unique_ptr<ProfiledProcess>> attach_vm(int32_t pid, uint64_t &paus
 	proc->live = std::move(*live);
 	const Target &target = *proc->live.process;
 	const NativeSession &native = *proc->live.native;
-	Diagnostics diag;
-	for (auto &w : target.warnings())
-		diag.problem(w);
+	Diagnostics diag = target.diagnostics();
 	std::vector<NativeStack> stacks;
 	for (const ThreadInfo &t : target.threads())
 		stacks.push_back(native.unwind(t.tid));

@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	size_t pieces = 0;
 	c.visit_writable([&](uint64_t, std::span<const std::byte>) { ++pieces; });
-	(void)c.warnings();
+	(void)c.diagnostics();
 	(void)c.file_statuses();
 	return 0;
 }
