@@ -2,7 +2,7 @@
 
 #include "analyzer/locate/version_hint.h"
 #include "analyzer/locate/vm_scan.h"
-#include "analyzer/lua/vm.h"
+#include "analyzer/lua/global_state.h"
 #include "analyzer/model/lua_text.h"
 
 namespace ljcore {
@@ -93,11 +93,12 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 	// A layout of DWARF that no table equals has no version to match.
 	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
 		compare_with_hint(layouts.version, v, diag);
-	v.main_thread = vm.ref(c.g + ly.g_mainthref).value_or(0);
-	v.current_thread = vm.ref(c.g + ly.g_cur_L).value_or(0);
-	v.vmstate = vm.value<int32_t>(c.g + ly.g_vmstate).value_or(0);
+	GlobalState g(vm);
+	v.main_thread = g.mainthread().value_or(0);
+	v.current_thread = g.cur_L().value_or(0);
+	v.vmstate = g.vmstate().value_or(0);
 	v.vmstate_text = vmstate_text(v.vmstate, ly.vmstates);
-	v.gc_total = vm.ref(c.g + ly.g_gc_total).value_or(0);
+	v.gc_total = g.gc_total().value_or(0);
 	return v;
 }
 

@@ -1,5 +1,7 @@
 #include "analyzer/stack/compiled_crash.h"
 
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/lua_state.h"
 #include "analyzer/lua/luajit_arch.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/traces/trace_mcode.h"
@@ -12,7 +14,6 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, int32_t traceno,
 					     const std::vector<ThreadInfo> &threads, Arch arch,
 					     Diagnostics &diag)
 {
-	const uint64_t g = mem.g();
 	auto what = [](uint32_t n) {
 		return "frames compiled in trace" + (n ? " " + std::to_string(n) : std::string());
 	};
@@ -26,7 +27,7 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, int32_t traceno,
 		diag.problem(what(traceno) + ": " + set.problem);
 		return std::nullopt;
 	}
-	auto jit_base = mem.ref(g + mem.layout().g_jit_base);
+	auto jit_base = GlobalState(mem).jit_base();
 	if (!jit_base || *jit_base == 0) {
 		diag.problem(what(traceno) + ": g->jit_base is not set");
 		return std::nullopt;
@@ -69,8 +70,7 @@ std::optional<CompiledCrash> compiled_frames(const Vm &mem, int32_t traceno,
 void unwind_below_trace(const Vm &mem, uint64_t L, Arch arch, const NativeSession &native,
 			NativeStack &stack, size_t trace_frame, Diagnostics &diag)
 {
-	const lj_layout &ly = mem.layout();
-	auto cframe = mem.value<uint64_t>(L + ly.L_cframe);
+	auto cframe = LuaState(mem, L).cframe();
 	auto handler = jloop_handler(mem);
 	if (!cframe || !handler) {
 		diag.problem("native frames below trace code: cannot read L->cframe or the "
