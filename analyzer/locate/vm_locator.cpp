@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 
+#include "analyzer/lua/global_state.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/lua_state.h"
 #include "analyzer/lua/luajit_arch.h"
 
 namespace ljcore {
@@ -68,14 +70,13 @@ namespace {
 // layout of another epoch that puts the table a few entries on, inside
 // it, is told so. A preference, not a condition: a VM whose table was
 // overwritten still has stacks to show.
-bool dispatch_table_fits(const Vm &mem, uint64_t g)
+bool dispatch_table_fits(const GlobalState &g)
 {
 	constexpr uint64_t handlers = 64;
 	constexpr uint64_t code_span = 1 << 20;
-	const lj_layout &ly = mem.layout();
 	std::array<uint64_t, handlers + 1> words; // the one before, then the table
-	if (!mem.memory().read(g - ly.gg_g + ly.gg_dispatch - sizeof(uint64_t),
-			       std::as_writable_bytes(std::span(words))))
+	if (!g.vm().memory().read(g.dispatch_table() - sizeof(uint64_t),
+				  std::as_writable_bytes(std::span(words))))
 		return false;
 	auto [low, high] = std::minmax_element(words.begin() + 1, words.end());
 	// The handlers of the first bytecodes come first in the VM's code: one
@@ -131,7 +132,8 @@ Expected<VmCandidate> check_global_state(const Vm &mem, std::string found_by,
 				       Rejection{g, ly.name ? ly.name : "", found_by, checks, why});
 		return fail(why);
 	};
-	auto main = mem.ref(g + ly.g_mainthref);
+	const GlobalState gs(mem);
+	auto main = gs.mainthread();
 	if (!main)
 		return refuse("g->mainthref unreadable: " + main.error().reason);
 	if (*main != g - ly.gg_g)
@@ -139,12 +141,12 @@ Expected<VmCandidate> check_global_state(const Vm &mem, std::string found_by,
 	// Not one of the checks a VM lists: a scan for VMs looks only where
 	// it holds.
 	checks.push_back("mainthref is the lua_State in front of g");
-	auto main_g = mem.ref(*main + ly.L_glref);
+	auto main_g = LuaState(mem, *main).glref();
 	if (!main_g || *main_g != g)
 		return refuse("G(mainthread) != g");
 	checks.push_back("G(mainthread) == g");
-	auto gct = mem.gct(g + ly.g_strempty);
-	auto len = mem.value<uint32_t>(g + ly.g_strempty + ly.str_len);
+	auto gct = mem.gct(gs.strempty());
+	auto len = mem.str_len(gs.strempty());
 	if (!gct || *gct != LJ_TSTR || !len || *len != 0)
 		return refuse("g->strempty is not an empty string");
 	checks.push_back("strempty is an empty GCstr");
@@ -152,11 +154,11 @@ Expected<VmCandidate> check_global_state(const Vm &mem, std::string found_by,
 	if (!main_gct || *main_gct != LJ_TTHREAD)
 		return refuse("mainthread is not a thread object");
 	checks.push_back("mainthread is a thread");
-	auto cur = mem.ref(g + ly.g_cur_L);
+	auto cur = gs.cur_L();
 	if (!cur)
 		return refuse("g->cur_L unreadable: " + cur.error().reason);
 	if (*cur) {
-		auto cur_g = mem.ref(*cur + ly.L_glref);
+		auto cur_g = LuaState(mem, *cur).glref();
 		if (!cur_g || *cur_g != g)
 			return refuse("G(g->cur_L) != g");
 		checks.push_back("G(cur_L) == g");
@@ -168,10 +170,10 @@ Expected<VmCandidate> check_global_state(const Vm &mem, std::string found_by,
 	c.found_by = std::move(found_by);
 	c.checks = std::move(checks);
 	c.cur_l_ok = *cur != 0;
-	c.dispatch_ok = dispatch_table_fits(mem, g);
+	c.dispatch_ok = dispatch_table_fits(gs);
 	if (c.dispatch_ok)
 		c.checks.push_back("dispatch table points into code");
-	c.gg_chunk = gg_chunk_fit(mem, g - ly.gg_g);
+	c.gg_chunk = gg_chunk_fit(mem, gs.gg());
 	if (c.gg_chunk == VmCandidate::ChunkFit::fits)
 		c.checks.push_back("GG_State's allocation is sizeof(GG_State)");
 	return c;

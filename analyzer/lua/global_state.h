@@ -13,6 +13,7 @@ public:
 	explicit GlobalState(const Vm &vm) : vm_(vm), g_(vm.g()) {}
 
 	uint64_t addr() const { return g_; }
+	const Vm &vm() const { return vm_; }
 	// The lua_State created with the VM, and the one running now.
 	Read<uint64_t> mainthread() const { return vm_.ref(g_ + ly().g_mainthref); }
 	Read<uint64_t> cur_L() const { return vm_.ref(g_ + ly().g_cur_L); }
@@ -37,10 +38,12 @@ public:
 	// GG_State, the block that holds g, the main lua_State, the
 	// jit_State and the dispatch table.
 	uint64_t gg() const { return g_ - ly().gg_g; }
-	// The interpreter's handler of bytecode op: GG->dispatch[op].
+	// GG->dispatch: the interpreter's handler of each bytecode, in order.
+	uint64_t dispatch_table() const { return gg() + ly().gg_dispatch; }
+	// The handler of bytecode op: GG->dispatch[op].
 	Read<uint64_t> dispatch(uint32_t op) const
 	{
-		return vm_.value<uint64_t>(gg() + ly().gg_dispatch + 8 * uint64_t(op));
+		return vm_.value<uint64_t>(dispatch_table() + 8 * uint64_t(op));
 	}
 
 private:
