@@ -8,18 +8,20 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "readers/core_modules.h"
 
 namespace ljcore {
 
 namespace {
 
-// The files give_core_files() handed to a module, or none yet: a module
-// dwfl_core_file_report() reports has them once it returned, and libdwfl
-// looks for no module's file before (in every core of the fixtures).
+// The core being reported on this thread, if one is (ReportingCoreFiles).
+thread_local const MappedFiles *reporting_files = nullptr;
+
+// The files give_core_files() handed to a module, or, while its core is
+// still being reported, that core's.
 const MappedFiles *files_of(void **userdata)
 {
-	return static_cast<const MappedFiles *>(*userdata);
+	auto *files = static_cast<const MappedFiles *>(*userdata);
+	return files ? files : reporting_files;
 }
 
 // Whether servers were given to ask for missing files (ljcore keeps
@@ -118,6 +120,16 @@ const Dwfl_Callbacks live_dwfl_callbacks = {
 	.section_address = nullptr,
 	.debuginfo_path = &debuginfo_path,
 };
+
+ReportingCoreFiles::ReportingCoreFiles(const MappedFiles &files) : outer_(reporting_files)
+{
+	reporting_files = &files;
+}
+
+ReportingCoreFiles::~ReportingCoreFiles()
+{
+	reporting_files = outer_;
+}
 
 void give_core_files(Dwfl *dwfl, const MappedFiles &files)
 {

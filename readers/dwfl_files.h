@@ -19,4 +19,19 @@ extern const Dwfl_Callbacks live_dwfl_callbacks;
 // userdata: libdwfl's callbacks have no other way to the session.
 void give_core_files(Dwfl *dwfl, const MappedFiles &files);
 
+// While dwfl_core_file_report() runs, its modules have no userdata yet,
+// and libdwfl may already look for a module's file (elfutils' link_map.c
+// does when the core lacks a library's headers): for as long as one of
+// these lives, on this thread, such a look-up uses files.
+class ReportingCoreFiles {
+public:
+	explicit ReportingCoreFiles(const MappedFiles &files);
+	~ReportingCoreFiles();
+	ReportingCoreFiles(const ReportingCoreFiles &) = delete;
+	ReportingCoreFiles &operator=(const ReportingCoreFiles &) = delete;
+
+private:
+	const MappedFiles *outer_;
+};
+
 } // namespace ljcore

@@ -1,5 +1,7 @@
 #include "readers/dwfl_report.h"
 
+#include <optional>
+
 #include "readers/core_modules.h"
 #include "readers/dwfl_files.h"
 
@@ -48,6 +50,9 @@ Expected<void> report_core(Dwfl *dwfl, const ElfCore &core)
 
 Expected<void> report_modules(Dwfl *dwfl, const Target &target, const ElfCore *core)
 {
+	std::optional<ReportingCoreFiles> reporting;
+	if (core)
+		reporting.emplace(core->files());
 	dwfl_report_begin(dwfl);
 	if (!core) {
 		if (dwfl_linux_proc_report(dwfl, target.process().pid) != 0)
