@@ -11,14 +11,18 @@ namespace ljcore {
 Expected<Table> read_table(const Vm &vm, uint64_t t)
 {
 	const lj_layout &ly = vm.layout();
-	auto mt = vm.ref(t + ly.tab_metatable);
 	auto array = vm.ref(t + ly.tab_array);
 	auto asize = vm.value<uint32_t>(t + ly.tab_asize);
 	auto node = vm.ref(t + ly.tab_node);
 	auto hmask = vm.value<uint32_t>(t + ly.tab_hmask);
-	if (!mt || !array || !asize || !node || !hmask)
+	if (!array || !asize || !node || !hmask)
 		return fail("table " + hex(t) + " is unreadable");
-	return Table{t, *mt, *array, *asize, *node, *hmask, ly.node_size};
+	return Table{t, *array, *asize, *node, *hmask, ly.node_size};
+}
+
+Read<uint64_t> table_metatable(const Vm &vm, uint64_t t)
+{
+	return vm.ref(t + vm.layout().tab_metatable);
 }
 
 Read<TableNode> read_node(const Vm &vm, uint64_t node)

@@ -14,7 +14,6 @@ namespace ljcore {
 // A table's header: where its parts are and how large they are.
 struct Table {
 	uint64_t addr = 0;
-	uint64_t metatable = 0; // GCtab *, 0 without
 	uint64_t array = 0;     // TValue[asize]
 	uint32_t asize = 0;
 	uint64_t node = 0; // Node[hmask + 1]
@@ -32,6 +31,10 @@ Expected<Table> read_table(const Vm &vm, uint64_t t);
 
 // A Node of the hash part as raw TValues (tvalue.h): the value comes
 // first, then the key. A nil value is a free node.
+// GCtab.metatable: the metatable of table t, 0 without. Apart from
+// read_table(), which needs only what finds the entries.
+Read<uint64_t> table_metatable(const Vm &vm, uint64_t t);
+
 struct TableNode {
 	uint64_t value = 0;
 	uint64_t key = 0;

@@ -154,12 +154,13 @@ LuaValue ValueReader::decode(uint64_t raw, uint32_t depth, std::vector<uint64_t>
 void ValueReader::read_table(LuaValue &v, uint32_t depth, std::vector<uint64_t> &open_tables) const
 {
 	const lj_layout &ly = mem_.layout();
+	auto mt = table_metatable(mem_, v.address);
 	auto t = ljcore::read_table(mem_, v.address);
-	if (!t) {
+	if (!mt || !t) {
 		v = unreadable(v.address);
 		return;
 	}
-	v.metatable = t->metatable;
+	v.metatable = *mt;
 	v.array_size = t->asize;
 	v.hash_size = hash_part_empty(mem_, *t) ? 0 : t->hmask + 1;
 	if (depth >= limits_.depth)
