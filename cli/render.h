@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/model/analysis.h"
+#include "analyzer/model/lua_text.h"
 
 namespace ljcore {
 
@@ -36,6 +37,5 @@ nlohmann::json gc_census_json(const GcCensus &c);
 
 std::string signal_name(int signo);
 std::string hex_address(uint64_t v);  // 0x and 16 digits, for text
-std::string json_address(uint64_t v); // 0x and no leading zeros
 
 } // namespace ljcore

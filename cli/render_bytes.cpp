@@ -67,7 +67,7 @@ std::string escape_non_utf8(std::string_view s)
 	return out;
 }
 
-std::string hex(std::string_view s)
+std::string hex_bytes(std::string_view s)
 {
 	std::string out;
 	out.reserve(2 * s.size());
@@ -84,7 +84,7 @@ json encode(json &v)
 		const std::string &s = v.get_ref<const std::string &>();
 		if (is_utf8(s))
 			return nullptr;
-		json raw = hex(s);
+		json raw = hex_bytes(s);
 		v = escape_non_utf8(s);
 		return raw;
 	}
@@ -114,7 +114,7 @@ json encode(json &v)
 			continue;
 		}
 		std::string key = escape_non_utf8(it.key());
-		keys[key] = hex(it.key());
+		keys[key] = hex_bytes(it.key());
 		json member = std::move(*it);
 		it = v.erase(it);
 		v[key] = std::move(member);

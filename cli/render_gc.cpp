@@ -99,7 +99,7 @@ void top_text(std::ostream &out, const GcCensus &c)
 
 json object_json(const GcObject &o)
 {
-	json j = {{"address", json_address(o.addr)},
+	json j = {{"address", hex(o.addr)},
 		  {"type", gc_type_name(o.type)},
 		  {"bytes", o.bytes},
 		  {"detail", o.detail}};
@@ -173,7 +173,7 @@ void render_gc_json(std::ostream &out, const Analysis &a)
 {
 	json vms = json::array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", json_address(vm.global_state)}, {"layout", vm.layout}};
+		json v = {{"global_state", hex(vm.global_state)}, {"layout", vm.layout}};
 		if (vm.gc)
 			v["gc"] = gc_census_json(*vm.gc);
 		vms.push_back(std::move(v));

@@ -8,13 +8,6 @@
 
 namespace ljcore {
 
-std::string json_address(uint64_t v)
-{
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-	return buf;
-}
-
 namespace {
 
 using nlohmann::json;
@@ -33,13 +26,13 @@ json lua_stack_json(const LuaStack &s)
 			{"namewhat", f.namewhat},
 			{"name", f.name},
 			{"ffid", f.ffid},
-			{"slot", json_address(f.slot)},
-			{"function", json_address(f.function)},
-			{"pc", json_address(f.pc)},
+			{"slot", hex(f.slot)},
+			{"function", hex(f.function)},
+			{"pc", hex(f.pc)},
 			{"frame_type", f.frame_type},
 		};
 		if (f.c_function)
-			j["c_function"] = json_address(f.c_function);
+			j["c_function"] = hex(f.c_function);
 		if (!f.c_symbol.empty())
 			j["c_symbol"] = f.c_symbol;
 		if (!f.problem.empty())
@@ -51,7 +44,7 @@ json lua_stack_json(const LuaStack &s)
 		add_frame_variables_json(j, f.variables);
 		frames.push_back(std::move(j));
 	}
-	json j = {{"L", json_address(s.L)}, {"complete", s.complete}, {"frames", frames}};
+	json j = {{"L", hex(s.L)}, {"complete", s.complete}, {"frames", frames}};
 	if (!s.complete)
 		j["stop_reason"] = s.stop_reason;
 	return j;
@@ -61,17 +54,17 @@ json signal_json(const Analysis &a)
 {
 	json sig = {{"number", a.signal}, {"name", signal_name(a.signal)}, {"code", a.signal_code}};
 	if (a.has_fault_addr)
-		sig["fault_address"] = json_address(a.fault_addr);
+		sig["fault_address"] = hex(a.fault_addr);
 	return sig;
 }
 
 json coroutine_json(const Coroutine &co)
 {
-	json c = {{"L", json_address(co.L)},
+	json c = {{"L", hex(co.L)},
 		  {"status", co.status},
 		  {"stack", lua_stack_json(co.stack)}};
 	if (co.resumed)
-		c["resumed"] = json_address(co.resumed);
+		c["resumed"] = hex(co.resumed);
 	return c;
 }
 
@@ -80,7 +73,7 @@ json vm_json(const VmResult &vm)
 	json coroutines = json::array();
 	for (auto &co : vm.coroutines)
 		coroutines.push_back(coroutine_json(co));
-	json v = {{"global_state", json_address(vm.global_state)},
+	json v = {{"global_state", hex(vm.global_state)},
 		  {"found_by", vm.found_by},
 		  {"checks", vm.checks},
 		  {"layout", vm.layout},
@@ -88,8 +81,8 @@ json vm_json(const VmResult &vm)
 		  {"vmstate", vm.vmstate},
 		  {"vmstate_text", vm.vmstate_text},
 		  {"gc_total", vm.gc_total},
-		  {"main_thread", json_address(vm.main_thread)},
-		  {"current_thread", json_address(vm.current_thread)},
+		  {"main_thread", hex(vm.main_thread)},
+		  {"current_thread", hex(vm.current_thread)},
 		  {"stack", lua_stack_json(vm.stack)},
 		  {"coroutines", coroutines}};
 	if (vm.layout_matches_version)
@@ -100,8 +93,8 @@ json vm_json(const VmResult &vm)
 		v["entered"].push_back(lua_stack_json(s));
 	// Only in an nginx worker's VM.
 	for (auto &r : vm.requests)
-		v["requests"].push_back({{"L", json_address(r.L)},
-					 {"request", json_address(r.request)},
+		v["requests"].push_back({{"L", hex(r.L)},
+					 {"request", hex(r.request)},
 					 {"found_by", r.found_by},
 					 {"method", r.method},
 					 {"uri", r.uri},
@@ -113,7 +106,7 @@ json vm_json(const VmResult &vm)
 json version_string_json(const VersionString &vs)
 {
 	return {{"text", vs.text},
-		{"address", json_address(vs.addr)},
+		{"address", hex(vs.addr)},
 		{"module", vs.module},
 		{"layouts", vs.layouts}};
 }
@@ -123,7 +116,7 @@ json thread_json(const ThreadResult &t)
 {
 	json frames = json::array();
 	for (auto &f : t.frames)
-		frames.push_back({{"pc", json_address(f.pc)},
+		frames.push_back({{"pc", hex(f.pc)},
 				  {"function", f.function},
 				  {"offset", f.offset},
 				  {"module", f.module},
@@ -131,8 +124,8 @@ json thread_json(const ThreadResult &t)
 	json runs = json::array();
 	for (auto &run : t.lua_runs) {
 		json r = {{"vm", run.vm},
-			  {"L", json_address(run.L)},
-			  {"cframe", json_address(run.cframe)},
+			  {"L", hex(run.L)},
+			  {"cframe", hex(run.cframe)},
 			  {"first_level", run.first_level},
 			  {"count", run.count}};
 		if (run.native_frame)

@@ -31,16 +31,16 @@ void render_printed_json(std::ostream &out, const Analysis &a)
 		if (!vm.printed)
 			continue;
 		const PrintedValue &p = *vm.printed;
-		nlohmann::json j = {{"global_state", json_address(vm.global_state)},
+		nlohmann::json j = {{"global_state", hex(vm.global_state)},
 				    {"root", p.root},
 				    {"found", p.found}};
 		if (p.slot)
-			j["slot"] = json_address(p.slot);
+			j["slot"] = hex(p.slot);
 		if (p.found) {
 			j["type"] = value_type_name(p.value);
 			j["value"] = render_value(p.value);
 			if (p.value.address)
-				j["address"] = json_address(p.value.address);
+				j["address"] = hex(p.value.address);
 		} else {
 			j["error"] = p.error;
 		}

@@ -39,13 +39,13 @@ json ir_json(const Trace &t)
 			j["type_name"] = type_name;
 		}
 		if (ins.k)
-			j["k"] = json_address(ins.k);
+			j["k"] = hex(ins.k);
 		if (ins.str_len)
 			j["str"] = ins.str, j["str_len"] = ins.str_len;
 		if (ins.func.address) {
 			j["func"] = {{"loc", ins.func.loc}, {"ffid", ins.func.ffid}};
 			if (ins.func.cfunc)
-				j["func"]["cfunc"] = json_address(ins.func.cfunc);
+				j["func"]["cfunc"] = hex(ins.func.cfunc);
 		}
 		if (!ins.problem.empty())
 			j["problem"] = ins.problem;
@@ -60,16 +60,16 @@ json listing_json(const Trace &t)
 {
 	json lines = json::array();
 	for (auto &l : t.listing) {
-		char hex[3];
+		char byte[3];
 		std::string bytes;
 		for (uint32_t i = 0; i < l.size && l.offset + i < t.mcode_bytes.size(); i++) {
-			snprintf(hex, sizeof hex, "%02x", t.mcode_bytes[l.offset + i]);
-			bytes += hex;
+			snprintf(byte, sizeof byte, "%02x", t.mcode_bytes[l.offset + i]);
+			bytes += byte;
 		}
 		json j = {
 			{"offset", l.offset}, {"size", l.size}, {"bytes", bytes}, {"text", l.text}};
 		if (l.target)
-			j["target"] = json_address(l.target);
+			j["target"] = hex(l.target);
 		if (l.exit >= 0)
 			j["exit"] = l.exit;
 		if (l.to_trace)
@@ -94,10 +94,10 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 					 {"nslots", s.nslots},
 					 {"topslot", s.topslot},
 					 {"count", s.count},
-					 {"pc", json_address(s.pc)},
+					 {"pc", hex(s.pc)},
 					 {"entries", s.entries}});
 		json j = {{"number", t.number},
-			  {"address", json_address(t.address)},
+			  {"address", hex(t.address)},
 			  {"root", t.root},
 			  {"link", t.link},
 			  {"linktype", t.linktype},
@@ -105,14 +105,14 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 			  {"nextside", t.nextside},
 			  {"nchild", t.nchild},
 			  {"start",
-			   {{"proto", json_address(t.start_proto)},
-			    {"pc", json_address(t.start_pc)},
+			   {{"proto", hex(t.start_proto)},
+			    {"pc", hex(t.start_pc)},
 			    {"loc", t.start_loc}}},
 			  {"nins", t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0},
 			  {"nk", LJ_REF_BIAS - int64_t(t.nk)},
 			  {"nsnap", t.snapshots.size()},
 			  {"mcode",
-			   {{"address", json_address(t.mcode)},
+			   {{"address", hex(t.mcode)},
 			    {"size", t.szmcode},
 			    {"loop", t.mcloop},
 			    {"spadjust", t.spadjust}}},
@@ -134,7 +134,7 @@ json trace_set_json(const TraceSet &set, bool with_listing)
 	}
 	json j = {{"fork", set.fork},
 		  {"gc64", set.gc64},
-		  {"jit_state", json_address(set.jit_state)},
+		  {"jit_state", hex(set.jit_state)},
 		  {"sizetrace", set.sizetrace},
 		  {"executing", set.executing},
 		  {"traces", std::move(traces)}};
@@ -246,7 +246,7 @@ void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 {
 	json vms = json::array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", json_address(vm.global_state)}, {"layout", vm.layout}};
+		json v = {{"global_state", hex(vm.global_state)}, {"layout", vm.layout}};
 		if (vm.traces)
 			v["traces"] = trace_set_json(*vm.traces, with_listing);
 		vms.push_back(std::move(v));

@@ -280,7 +280,7 @@ void add_frame_variables_json(nlohmann::json &frame, const FrameVariables &vars)
 					    {"type", value_type_name(v.value)},
 					    {"value", render_value(v.value)}};
 			if (v.value.address)
-				j["address"] = json_address(v.value.address);
+				j["address"] = hex(v.value.address);
 			a.push_back(std::move(j));
 		}
 		return a;

@@ -54,8 +54,6 @@ public:
 	}
 	bool has_problems() const { return has(Kind::problem); }
 
-	const std::vector<Entry> &entries() const { return entries_; }
-
 private:
 	std::vector<Entry> entries_;
 };

@@ -5,9 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include <dwarf.h>
 
-#include "readers/core_modules.h"
 
 namespace ljcore {
 

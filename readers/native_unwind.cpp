@@ -2,7 +2,6 @@
 // target, or from registers given.
 #include "readers/native_stack.h"
 
-#include <dwarf.h>
 
 #include "readers/dwfl_files.h"
 #include "readers/dwfl_report.h"

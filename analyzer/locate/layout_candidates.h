@@ -18,7 +18,15 @@ namespace ljcore {
 
 // Layouts to try, best first: what the DWARF of LuaJIT's module says
 // (checked against the built-in tables), then the built-in tables.
+// order, dwarf and a DWARF layout's name and jit point into the deques: a
+// LayoutSet moves (a deque's elements stay where they are) but never copies.
 struct LayoutSet {
+	LayoutSet() = default;
+	LayoutSet(LayoutSet &&) = default;
+	LayoutSet &operator=(LayoutSet &&) = default;
+	LayoutSet(const LayoutSet &) = delete;
+	LayoutSet &operator=(const LayoutSet &) = delete;
+
 	std::vector<const lj_layout *> order;
 	std::deque<lj_layout> from_dwarf;
 	std::deque<lj_trace_layout> jit_from_dwarf;

@@ -16,9 +16,8 @@ constexpr size_t max_varinfo = 1u << 20;
 
 std::string miss_text(const char *what, uint64_t addr, const ReadMiss &m)
 {
-	char buf[160];
-	snprintf(buf, sizeof buf, "reading %s at 0x%llx: ", what, (unsigned long long)addr);
-	return buf + m.reason + " at " + luajit_pointer(m.addr);
+	return std::string("reading ") + what + " at " + hex(addr) + ": " + m.reason + " at " +
+	       luajit_pointer(m.addr);
 }
 
 template <typename T>

@@ -19,7 +19,7 @@ struct ProfiledProcess {
 	LiveSession live;
 	lj_profile_vm config{};
 	// The layouts, as copies that live as long as the profile (the
-	// analysis's own may have come from DWARF it freed).
+	// locate step's may have come from DWARF it freed).
 	lj_layout layout{};
 	lj_trace_layout trace_layout{};
 	std::unique_ptr<Vm> mem;

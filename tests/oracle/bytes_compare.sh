@@ -96,7 +96,7 @@ for name in ("bt.json", "analyze.json", "all.json"):
     if hexed < 4:
         errors.append(f"{name}: only {hexed} strings with their bytes in hex")
 
-# The census shows a string's first bytes escaped already (analyzer/gc/gc_census.cpp).
+# The census shows a string's first bytes escaped already (analyzer/gc/object_detail.cpp).
 gc = json.load(open(os.path.join(tmp, "gc.json"), encoding="utf-8"))
 largest = gc["vms"][0]["gc"]["strings"]["largest"]
 want = 'len 2800 "\\x00\\x1b[2J\\xff\\x01\\x00'
