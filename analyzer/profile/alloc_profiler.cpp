@@ -159,7 +159,7 @@ struct AllocRecord {
 };
 
 // The processes whose allocator can be probed, with their VM's g->allocf
-// and g->allocd; one whose cannot is named in p.notes. Fails with
+// and g->allocd; one whose cannot is named in p.diagnostics. Fails with
 // the first reason when none can.
 std::expected<std::vector<AllocProcess>, ProfileError> with_allocators(ProfiledProcesses found,
 								       Profile &p)
@@ -178,7 +178,7 @@ std::expected<std::vector<AllocProcess>, ProfileError> with_allocators(ProfiledP
 					  ": g->allocf or g->allocd unreadable";
 			if (first_error.empty())
 				first_error = why;
-			p.notes.push_back(why);
+			p.diagnostics.problem(why);
 			continue;
 		}
 		ap.allocf = *allocf;
@@ -265,37 +265,34 @@ void wait_for_sweeps(std::vector<AllocProcess> &procs, AllocSampler &sampler, Al
 
 // What the wait for the sweeps came to, process by process.
 void note_sweeps(const std::vector<AllocProcess> &procs, const AllocRecord &record, double settle_s,
-		 std::vector<std::string> &notes)
+		 Diagnostics &d)
 {
 	for (const AllocProcess &ap : procs)
 		if (ap.cycle.step == CycleWatch::exited)
-			notes.push_back("process " + std::to_string(ap.proc->pid) +
-					" exited after the end: its VM freed what it held");
+			d.note("process " + std::to_string(ap.proc->pid) +
+			       " exited after the end: its VM freed what it held");
 		else if (ap.cycle.step != CycleWatch::done)
-			notes.push_back(
-				"process " + std::to_string(ap.proc->pid) +
-				": the GC did not sweep within " + std::to_string(int(settle_s)) +
-				" s after the end, so what was garbage by then still counts");
-	notes.push_back(std::to_string(record.freed_after_end) +
-			" sampled blocks freed after the end, by the GC sweep waited for");
+			d.note("process " + std::to_string(ap.proc->pid) +
+			       ": the GC did not sweep within " + std::to_string(int(settle_s)) +
+			       " s after the end, so what was garbage by then still counts");
+	d.note(std::to_string(record.freed_after_end) +
+	       " sampled blocks freed after the end, by the GC sweep waited for");
 }
 
 // How each VM's g->gc.total moved over the profile, a check on its bytes,
 // and the sampled blocks the BPF side could not follow.
-void note_totals(const std::vector<AllocProcess> &procs, const AllocRecord &record,
-		 std::vector<std::string> &notes)
+void note_totals(const std::vector<AllocProcess> &procs, const AllocRecord &record, Diagnostics &d)
 {
 	for (const AllocProcess &ap : procs) {
 		auto end_total = ap.gc_total();
 		if (ap.total_at_start && end_total)
-			notes.push_back("process " + std::to_string(ap.proc->pid) +
-					": g->gc.total " + kib(*ap.total_at_start) +
-					" at the start, " + kib(*end_total) + " at the end (" +
-					kib_change(*ap.total_at_start, *end_total) + ")");
+			d.note("process " + std::to_string(ap.proc->pid) + ": g->gc.total " +
+			       kib(*ap.total_at_start) + " at the start, " + kib(*end_total) +
+			       " at the end (" + kib_change(*ap.total_at_start, *end_total) + ")");
 	}
 	if (record.untracked)
-		notes.push_back(std::to_string(record.untracked) +
-				" sampled blocks not tracked (the table of live blocks was full)");
+		d.note(std::to_string(record.untracked) +
+		       " sampled blocks not tracked (the table of live blocks was full)");
 }
 
 // The profile's stacks: every byte allocated, or the bytes of the sampled
@@ -338,9 +335,9 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		return std::unexpected(r.error());
 	if (o.alloc == ProfileOptions::Alloc::outstanding) {
 		wait_for_sweeps(*procs, **sampler, record, o);
-		note_sweeps(*procs, record, o.settle_s, p.notes);
+		note_sweeps(*procs, record, o.settle_s, p.diagnostics);
 	}
-	note_totals(*procs, record, p.notes);
+	note_totals(*procs, record, p.diagnostics);
 	if (uint64_t dropped = (*sampler)->dropped())
 		record.tally.count(
 			"failed: ring buffer full (a lost free leaves its block outstanding)", true,
