@@ -39,8 +39,9 @@ uint64_t failed(const Profile &p)
 
 void print_summary(std::ostream &err, const Profile &p)
 {
-	for (const std::string &note : p.notes)
-		err << "ljcore: " << printable(note) << "\n";
+	// Notes and problems alike, in the order they were said.
+	for (const Diagnostics::Entry &said : p.diagnostics.entries())
+		err << "ljcore: " << printable(said.text) << "\n";
 	const bool bytes = p.unit == "bytes";
 	err << "ljcore: process";
 	if (p.pids.size() > 1) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "readers/diagnostics.h"
+
 namespace ljcore {
 
 enum class ProfileFrameKind {
@@ -44,11 +46,13 @@ struct ProfileOutcome {
 };
 
 struct Profile {
-	int32_t pid = 0;                // the process asked for
-	std::vector<int32_t> pids;      // those sampled: pid, or its workers
-	std::string backend;            // "bpf", "userspace", "userspace, blocking"
-	std::vector<std::string> notes; // what the summary should say: a backend
-					// refused, a child without a VM...
+	int32_t pid = 0;           // the process asked for
+	std::vector<int32_t> pids; // those sampled: pid, or its workers
+	std::string backend;       // "bpf", "userspace", "userspace, blocking"
+	// What the summary should say, in the order it was said: notes (a
+	// backend refused, a child without a VM...) and problems (a VM whose
+	// allocator could not be read).
+	Diagnostics diagnostics;
 	std::string unit = "samples";
 	uint32_t rate_hz = 0;
 	uint64_t sample_bytes = 0; // allocations: the mean bytes between samples

@@ -28,6 +28,22 @@ double scaled(uint64_t bytes, uint64_t size, uint64_t mean)
 	return p > 0 ? double(bytes) / p : double(bytes);
 }
 
+std::string kib(uint64_t bytes)
+{
+	return std::to_string(bytes / 1024) + " KiB";
+}
+
+// "+12 KiB" or "-3 KiB": how far a total went from from to to.
+std::string kib_change(uint64_t from, uint64_t to)
+{
+	return to >= from ? "+" + kib(to - from) : "-" + kib(from - to);
+}
+
+std::unexpected<ProfileError> sampler_failed(const Error &e)
+{
+	return std::unexpected(ProfileError{ProfileFailure::no_sampler, e.message});
+}
+
 // Waits for a sweep that starts after the end. The collector frees, in its
 // sweep, what was unreachable when its atomic phase ran; an object that
 // was garbage at the end is freed by the first sweep whose atomic phase
@@ -75,73 +91,29 @@ struct SampledBlock {
 	uint32_t pid = 0;
 };
 
-std::string kib(uint64_t bytes)
-{
-	return std::to_string(bytes / 1024) + " KiB";
-}
+// What the sampler has handed over: the stacks that allocated, and each
+// sampled block until it is placed (then live until freed) or given up.
+struct AllocRecord {
+	explicit AllocRecord(uint64_t sample_bytes) : sample_bytes(sample_bytes) {}
+	// The handlers point back at this record.
+	AllocRecord(const AllocRecord &) = delete;
+	AllocRecord &operator=(const AllocRecord &) = delete;
 
-} // namespace
-
-std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o)
-{
-	Profile p;
-	p.pid = o.pid;
-	p.unit = "bytes";
-	p.sample_bytes = o.sample_bytes;
-	auto found = attach_profiled(o.pid, o.children, p);
-	if (!found)
-		return std::unexpected(found.error());
-	std::vector<AllocProcess> procs;
-	std::string first_error;
-	for (auto &proc : *found) {
-		AllocProcess ap;
-		ap.proc = std::move(proc);
-		const lj_layout &ly = ap.proc->layout;
-		uint64_t g = ap.proc->config.g;
-		auto allocf = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCF(&ly));
-		auto allocd = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCD(&ly));
-		if (!allocf || !*allocf || !allocd) {
-			std::string why = "process " + std::to_string(ap.proc->pid) +
-					  ": g->allocf or g->allocd unreadable";
-			if (first_error.empty())
-				first_error = why;
-			p.notes.push_back(why);
-			continue;
-		}
-		ap.allocf = *allocf;
-		ap.allocd = *allocd;
-		procs.push_back(std::move(ap));
-	}
-	if (procs.empty())
-		return std::unexpected(ProfileError{ProfileFailure::unreadable, first_error});
-
-	auto sampler = AllocSampler::open(o.sample_bytes);
-	if (!sampler)
-		return std::unexpected(
-			ProfileError{ProfileFailure::no_sampler, sampler.error().message});
+	uint64_t sample_bytes;
 	std::unordered_map<uint32_t, AllocProcess *> by_pid;
-	for (AllocProcess &ap : procs) {
-		const NativeSession *native = ap.proc->live.native.get();
-		ap.namer = std::make_unique<SampleNamer>(
-			*ap.proc->mem, ap.proc->config.g, ap.proc->layout.vmstates,
-			[native](uint64_t addr) { return native->function_at(addr); }, nullptr);
-		if (auto r = (*sampler)->add(ap.proc->pid, ap.proc->config, ap.allocf, ap.allocd);
-		    !r)
-			return std::unexpected(
-				ProfileError{ProfileFailure::no_sampler, r.error().message});
-		ap.total_at_start = ap.gc_total();
-		by_pid[uint32_t(ap.proc->pid)] = &ap;
-		p.pids.push_back(ap.proc->pid);
-	}
-
 	Tally tally;
 	Stacks allocated;
 	std::unordered_map<uint64_t, SampledBlock> blocks; // by sample number
 	std::unordered_map<uint64_t, SampledBlock> live;   // placed, not freed
 	uint64_t untracked = 0, freed_after_end = 0;
-	bool ended = false;
-	AllocSampler::Handlers handlers;
-	handlers.sampled = [&](const lj_alloc_sample &a) {
+	bool ended = false; // the profile's end has passed
+	const AllocSampler::Handlers handlers{
+		[this](const lj_alloc_sample &a) { sampled(a); },
+		[this](const lj_alloc_note &n) { noted(n); },
+	};
+
+	void sampled(const lj_alloc_sample &a)
+	{
 		auto ap = by_pid.find(a.pid);
 		if (ap == by_pid.end())
 			return tally.count("failed: no VM for the process", true);
@@ -153,10 +125,12 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		// what it grows by. The block holds all of its new size.
 		uint64_t grown = a.size > a.osize ? a.size - a.osize : 0;
 		auto it = allocated.try_emplace(std::move(named.frames), 0).first;
-		it->second += scaled(grown, a.size, o.sample_bytes);
-		blocks[a.seq] = {&it->first, scaled(a.size, a.size, o.sample_bytes), a.pid};
-	};
-	handlers.noted = [&](const lj_alloc_note &n) {
+		it->second += scaled(grown, a.size, sample_bytes);
+		blocks[a.seq] = {&it->first, scaled(a.size, a.size, sample_bytes), a.pid};
+	}
+
+	void noted(const lj_alloc_note &n)
+	{
 		auto b = blocks.find(n.seq);
 		switch (n.kind) {
 		case LJ_ALLOC_PLACED:
@@ -175,97 +149,200 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		}
 		if (n.kind != LJ_ALLOC_FREED && b != blocks.end())
 			blocks.erase(b);
-	};
+	}
 
+	bool holds_block_of(int32_t pid) const
+	{
+		return std::any_of(live.begin(), live.end(),
+				   [&](const auto &b) { return b.second.pid == uint32_t(pid); });
+	}
+};
+
+// The processes whose allocator can be probed, with their VM's g->allocf
+// and g->allocd; one whose cannot is named in p.diagnostics. Fails with
+// the first reason when none can.
+std::expected<std::vector<AllocProcess>, ProfileError> with_allocators(ProfiledProcesses found,
+								       Profile &p)
+{
+	std::vector<AllocProcess> procs;
+	std::string first_error;
+	for (auto &proc : found) {
+		AllocProcess ap;
+		ap.proc = std::move(proc);
+		const lj_layout &ly = ap.proc->layout;
+		uint64_t g = ap.proc->config.g;
+		auto allocf = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCF(&ly));
+		auto allocd = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCD(&ly));
+		if (!allocf || !*allocf || !allocd) {
+			std::string why = "process " + std::to_string(ap.proc->pid) +
+					  ": g->allocf or g->allocd unreadable";
+			if (first_error.empty())
+				first_error = why;
+			p.diagnostics.problem(why);
+			continue;
+		}
+		ap.allocf = *allocf;
+		ap.allocd = *allocd;
+		procs.push_back(std::move(ap));
+	}
+	if (procs.empty())
+		return std::unexpected(ProfileError{ProfileFailure::unreadable, first_error});
+	return procs;
+}
+
+// Probes each process's allocator, its samples named by its own VM and
+// recorded in record.
+std::expected<std::unique_ptr<AllocSampler>, ProfileError>
+start_sampling(std::vector<AllocProcess> &procs, AllocRecord &record, Profile &p)
+{
+	auto sampler = AllocSampler::open(record.sample_bytes);
+	if (!sampler)
+		return sampler_failed(sampler.error());
+	for (AllocProcess &ap : procs) {
+		const NativeSession *native = ap.proc->live.native.get();
+		ap.namer = std::make_unique<SampleNamer>(
+			*ap.proc->mem, ap.proc->config.g, ap.proc->layout.vmstates,
+			[native](uint64_t addr) { return native->function_at(addr); }, nullptr);
+		if (auto r = (*sampler)->add(ap.proc->pid, ap.proc->config, ap.allocf, ap.allocd);
+		    !r)
+			return sampler_failed(r.error());
+		ap.total_at_start = ap.gc_total();
+		record.by_pid[uint32_t(ap.proc->pid)] = &ap;
+		p.pids.push_back(ap.proc->pid);
+	}
+	return std::move(*sampler);
+}
+
+// Samples until the profile's end (or a stop), and takes what was sampled
+// in time; from then on only frees are reported.
+std::expected<void, ProfileError> record_until_end(AllocSampler &sampler, AllocRecord &record,
+						   const ProfileOptions &o, Profile &p)
+{
 	auto start = Clock::now();
 	auto deadline = start + std::chrono::duration<double>(o.duration_s);
 	while (Clock::now() < deadline && !(o.stop && o.stop())) {
-		if (auto r = (*sampler)->poll(100, handlers); !r)
-			return std::unexpected(
-				ProfileError{ProfileFailure::no_sampler, r.error().message});
+		if (auto r = sampler.poll(100, record.handlers); !r)
+			return sampler_failed(r.error());
 		if (o.progress)
-			o.progress(tally.progress());
+			o.progress(record.tally.progress());
 	}
 	p.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
-	(*sampler)->stop_sampling();
-	(void)(*sampler)->poll(0, handlers);
-	ended = true;
+	sampler.stop_sampling();
+	(void)sampler.poll(0, record.handlers);
+	record.ended = true;
+	return {};
+}
 
-	if (o.alloc == ProfileOptions::Alloc::outstanding) {
-		// A process with no sampled block left (an idle nginx master)
-		// has nothing to wait for.
-		for (AllocProcess &ap : procs)
-			if (std::none_of(live.begin(), live.end(), [&](const auto &b) {
-				    return b.second.pid == uint32_t(ap.proc->pid);
-			    }))
-				ap.cycle.step = CycleWatch::done;
-		auto settle_end = Clock::now() + std::chrono::duration<double>(o.settle_s);
-		auto all_done = [&] {
-			for (const AllocProcess &ap : procs)
-				if (ap.cycle.step < CycleWatch::done)
-					return false;
-			return true;
-		};
-		while (!all_done() && Clock::now() < settle_end && !(o.stop && o.stop())) {
-			for (AllocProcess &ap : procs) {
-				auto state = ap.gc_state();
-				if (state)
-					ap.cycle.see(*state);
-				else if (kill(ap.proc->pid, 0) != 0)
-					ap.cycle.step = CycleWatch::exited;
-			}
-			if (auto r = (*sampler)->poll(1, handlers); !r)
-				break;
+// --alloc=outstanding: waits, up to o.settle_s, for a sweep of each
+// process's GC that starts after the end (CycleWatch), taking the frees
+// it reports. A process with no sampled block left (an idle nginx master)
+// has nothing to wait for.
+void wait_for_sweeps(std::vector<AllocProcess> &procs, AllocSampler &sampler, AllocRecord &record,
+		     const ProfileOptions &o)
+{
+	for (AllocProcess &ap : procs)
+		if (!record.holds_block_of(ap.proc->pid))
+			ap.cycle.step = CycleWatch::done;
+	auto settle_end = Clock::now() + std::chrono::duration<double>(o.settle_s);
+	auto all_done = [&] {
+		return std::all_of(procs.begin(), procs.end(), [](const AllocProcess &ap) {
+			return ap.cycle.step >= CycleWatch::done;
+		});
+	};
+	while (!all_done() && Clock::now() < settle_end && !(o.stop && o.stop())) {
+		for (AllocProcess &ap : procs) {
+			auto state = ap.gc_state();
+			if (state)
+				ap.cycle.see(*state);
+			else if (kill(ap.proc->pid, 0) != 0)
+				ap.cycle.step = CycleWatch::exited;
 		}
-		(void)(*sampler)->poll(0, handlers);
-		for (const AllocProcess &ap : procs)
-			if (ap.cycle.step == CycleWatch::exited)
-				p.notes.push_back(
-					"process " + std::to_string(ap.proc->pid) +
-					" exited after the end: its VM freed what it held");
-			else if (ap.cycle.step != CycleWatch::done)
-				p.notes.push_back("process " + std::to_string(ap.proc->pid) +
-						  ": the GC did not sweep within " +
-						  std::to_string(int(o.settle_s)) +
-						  " s after the end, so what was garbage by then "
-						  "still counts");
-		p.notes.push_back(
-			std::to_string(freed_after_end) +
-			" sampled blocks freed after the end, by the GC sweep waited for");
+		if (auto r = sampler.poll(1, record.handlers); !r)
+			break;
 	}
+	(void)sampler.poll(0, record.handlers);
+}
 
+// What the wait for the sweeps came to, process by process.
+void note_sweeps(const std::vector<AllocProcess> &procs, const AllocRecord &record, double settle_s,
+		 Diagnostics &d)
+{
+	for (const AllocProcess &ap : procs)
+		if (ap.cycle.step == CycleWatch::exited)
+			d.note("process " + std::to_string(ap.proc->pid) +
+			       " exited after the end: its VM freed what it held");
+		else if (ap.cycle.step != CycleWatch::done)
+			d.note("process " + std::to_string(ap.proc->pid) +
+			       ": the GC did not sweep within " + std::to_string(int(settle_s)) +
+			       " s after the end, so what was garbage by then still counts");
+	d.note(std::to_string(record.freed_after_end) +
+	       " sampled blocks freed after the end, by the GC sweep waited for");
+}
+
+// How each VM's g->gc.total moved over the profile, a check on its bytes,
+// and the sampled blocks the BPF side could not follow.
+void note_totals(const std::vector<AllocProcess> &procs, const AllocRecord &record, Diagnostics &d)
+{
 	for (const AllocProcess &ap : procs) {
 		auto end_total = ap.gc_total();
 		if (ap.total_at_start && end_total)
-			p.notes.push_back("process " + std::to_string(ap.proc->pid) +
-					  ": g->gc.total " + kib(*ap.total_at_start) +
-					  " at the start, " + kib(*end_total) + " at the end (" +
-					  (*end_total >= *ap.total_at_start ? "+" : "-") +
-					  kib(*end_total >= *ap.total_at_start
-						      ? *end_total - *ap.total_at_start
-						      : *ap.total_at_start - *end_total) +
-					  ")");
+			d.note("process " + std::to_string(ap.proc->pid) + ": g->gc.total " +
+			       kib(*ap.total_at_start) + " at the start, " + kib(*end_total) +
+			       " at the end (" + kib_change(*ap.total_at_start, *end_total) + ")");
 	}
-	if (untracked)
-		p.notes.push_back(
-			std::to_string(untracked) +
-			" sampled blocks not tracked (the table of live blocks was full)");
-	if (uint64_t dropped = (*sampler)->dropped())
-		tally.count("failed: ring buffer full (a lost free leaves its block outstanding)",
-			    true, dropped);
+	if (record.untracked)
+		d.note(std::to_string(record.untracked) +
+		       " sampled blocks not tracked (the table of live blocks was full)");
+}
 
+// The profile's stacks: every byte allocated, or the bytes of the sampled
+// blocks still live; and what came of every sample.
+void fill_profile(const AllocRecord &record, const ProfileOptions &o, Profile &p)
+{
 	Stacks outstanding;
 	const bool all = o.alloc == ProfileOptions::Alloc::all;
 	if (!all)
-		for (auto &[seq, b] : live)
+		for (auto &[seq, b] : record.live)
 			outstanding[*b.stack] += b.bytes;
-	for (auto &[frames, bytes] : all ? allocated : outstanding)
+	for (auto &[frames, bytes] : all ? record.allocated : outstanding)
 		if (uint64_t n = uint64_t(std::llround(bytes)))
 			p.stacks.push_back({frames, n});
 	p.backend = "bpf";
-	p.samples = tally.samples;
-	for (auto &[outcome, n] : tally.outcomes)
+	p.samples = record.tally.samples;
+	for (auto &[outcome, n] : record.tally.outcomes)
 		p.outcomes.push_back({outcome, n.first, n.second});
+}
+
+} // namespace
+
+std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o)
+{
+	Profile p;
+	p.pid = o.pid;
+	p.unit = "bytes";
+	p.sample_bytes = o.sample_bytes;
+	auto found = attach_profiled(o.pid, o.children, p);
+	if (!found)
+		return std::unexpected(found.error());
+	auto procs = with_allocators(std::move(*found), p);
+	if (!procs)
+		return std::unexpected(procs.error());
+	AllocRecord record(o.sample_bytes);
+	auto sampler = start_sampling(*procs, record, p);
+	if (!sampler)
+		return std::unexpected(sampler.error());
+	if (auto r = record_until_end(**sampler, record, o, p); !r)
+		return std::unexpected(r.error());
+	if (o.alloc == ProfileOptions::Alloc::outstanding) {
+		wait_for_sweeps(*procs, **sampler, record, o);
+		note_sweeps(*procs, record, o.settle_s, p.diagnostics);
+	}
+	note_totals(*procs, record, p.diagnostics);
+	if (uint64_t dropped = (*sampler)->dropped())
+		record.tally.count(
+			"failed: ring buffer full (a lost free leaves its block outstanding)", true,
+			dropped);
+	fill_profile(record, o, p);
 	return p;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "analyzer/lua/vm.h"
+#include "analyzer/profile/profiled_arch.h"
 #include "analyzer/stack/lua_runs.h"
 
 namespace ljcore {
@@ -16,7 +17,7 @@ namespace {
 class SampleMemory final : public Memory {
 public:
 	SampleMemory(const Memory &process, const lj_profile_sample &s, uint64_t cframe_at)
-	    : process_(process), sp_(s.regs[7]),
+	    : process_(process), sp_(s.regs[arch_info(profiled_arch).sp]),
 	      stack_(reinterpret_cast<const std::byte *>(s.stack),
 		     std::min<size_t>(s.stack_len, LJ_PROFILE_STACK_BYTES)),
 	      cframe_at_(cframe_at), cframe_(s.cframe)
@@ -75,9 +76,10 @@ void unwind_below_trace(const NativeSession &native, const Vm &mem, const lj_pro
 	auto handler = jloop_handler(mem);
 	if (k == stack.frames.size() || !handler || !s.cframe)
 		return;
+	const ArchInfo &arch = arch_info(profiled_arch);
 	ThreadRegs below = regs;
-	below.dwarf[7] = below.sp = s.cframe;
-	below.dwarf[16] = below.pc = *handler;
+	below.dwarf[arch.sp] = below.sp = s.cframe;
+	below.dwarf[arch.pc] = below.pc = *handler;
 	NativeStack rest = native.unwind_sample(int32_t(s.tid), below, mem.memory());
 	if (rest.frames.empty())
 		return;
@@ -98,11 +100,12 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 		why = "no registers or stack copied";
 		return false;
 	}
+	const ArchInfo &arch = arch_info(profiled_arch);
 	ThreadRegs regs;
 	for (size_t i = 0; i < LJ_PROFILE_NREGS; i++)
 		regs.dwarf[i] = s.regs[i];
-	regs.pc = s.regs[16];
-	regs.sp = s.regs[7];
+	regs.pc = s.regs[arch.pc];
+	regs.sp = s.regs[arch.sp];
 	SampleMemory mem(process, s, s.L + ly.L_cframe);
 	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, mem);
 	Vm lmem(mem, ly, g);
@@ -131,7 +134,7 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 		ls.frames.push_back(f);
 	}
 	std::vector<ThreadResult> thread(1);
-	place_lua_runs(thread, {stack}, Arch::x86_64, 0, ls, frame_cframes(lmem, ls), 0);
+	place_lua_runs(thread, {stack}, profiled_arch, 0, ls, frame_cframes(lmem, ls), 0);
 	if (thread[0].lua_runs.empty()) {
 		why = "no native frame runs the Lua frames";
 		return false;

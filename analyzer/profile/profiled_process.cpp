@@ -100,7 +100,7 @@ std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool
 			if (first_error.empty())
 				first_error = proc.error().message;
 			if (pids.size() > 1)
-				p.notes.push_back(proc.error().message);
+				p.diagnostics.note(proc.error().message);
 			continue;
 		}
 		procs.push_back(std::move(*proc));

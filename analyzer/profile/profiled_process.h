@@ -30,8 +30,8 @@ using ProfiledProcesses = std::vector<std::unique_ptr<ProfiledProcess>>;
 // The processes a profile runs on, each with its VM: pid, and its children
 // with children or when pid is an nginx master. Each is stopped only while
 // its VM is located (p.paused_us adds the time); of several, one that cannot
-// be profiled is named in p.notes. Fails with the first reason when none
-// can (no_vm when none has a VM).
+// be profiled is named in a note of p.diagnostics. Fails with the first
+// reason when none can (no_vm when none has a VM).
 std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool children,
 							       Profile &p);
 

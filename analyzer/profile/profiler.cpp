@@ -28,11 +28,12 @@ std::expected<std::unique_ptr<Sampler>, ProfileError> open_sampler(const Profile
 		if (o.backend == Backend::bpf)
 			return std::unexpected(
 				ProfileError{ProfileFailure::no_sampler, bpf.error().message});
-		p.notes.push_back(bpf.error().message + "; sampling from userspace instead");
+		p.diagnostics.note(bpf.error().message + "; sampling from userspace instead");
 	}
 	if (o.native && !o.blocking)
-		p.notes.push_back("--native needs the sampled thread's registers: the BPF backend, "
-				  "or the userspace one with --blocking");
+		p.diagnostics.note(
+			"--native needs the sampled thread's registers: the BPF backend, "
+			"or the userspace one with --blocking");
 	auto user = UserSampler::open(o.rate_hz, o.blocking);
 	if (!user)
 		return std::unexpected(
@@ -104,8 +105,8 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	for (auto &[frames, n] : tally.stacks)
 		p.stacks.push_back({frames, n});
 	for (auto &[why, n] : tally.without_native)
-		p.notes.push_back("--native: " + std::to_string(n) +
-				  " samples without native frames: " + why);
+		p.diagnostics.note("--native: " + std::to_string(n) +
+				   " samples without native frames: " + why);
 	return p;
 }
 

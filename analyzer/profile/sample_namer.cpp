@@ -6,6 +6,7 @@
 
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/profile/native_frames.h"
+#include "analyzer/profile/profiled_arch.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "luajit/frame.h"
@@ -166,7 +167,7 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 	auto [t, ip] = first_in_trace();
 	if (!t) {
 		traces_ = read_traces(mem_, *tl, false, 0);
-		traces_.mcode_unit = mcode_unit(Arch::x86_64);
+		traces_.mcode_unit = mcode_unit(profiled_arch);
 		std::tie(t, ip) = first_in_trace();
 		if (!t)
 			return std::nullopt;
