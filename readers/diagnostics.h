@@ -54,6 +54,9 @@ public:
 	}
 	bool has_problems() const { return has(Kind::problem); }
 
+	// Everything said, in the order it was said, whatever its kind.
+	const std::vector<Entry> &entries() const { return entries_; }
+
 private:
 	std::vector<Entry> entries_;
 };
