@@ -28,7 +28,9 @@ public:
 	Read<uint64_t> stack() const { return vm_.ref(L_ + ly().L_stack); }
 	// The C frame of the innermost VM entry, flags in its low bits
 	// (cframe_raw() in frame.h clears them); a native pointer.
-	Read<uint64_t> cframe() const { return vm_.value<uint64_t>(L_ + ly().L_cframe); }
+	Read<uint64_t> cframe() const { return vm_.value<uint64_t>(cframe_addr()); }
+	// Where L->cframe is: a sampler copies the word there with the stack.
+	uint64_t cframe_addr() const { return L_ + ly().L_cframe; }
 	// The table of its globals.
 	Read<uint64_t> env() const { return vm_.ref(L_ + ly().L_env); }
 

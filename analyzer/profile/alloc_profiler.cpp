@@ -201,7 +201,7 @@ start_sampling(std::vector<AllocProcess> &procs, AllocRecord &record, Profile &p
 	for (AllocProcess &ap : procs) {
 		const NativeSession *native = ap.proc->live.native.get();
 		ap.namer = std::make_unique<SampleNamer>(
-			*ap.proc->mem, ap.proc->config.g, ap.proc->layout.vmstates,
+			*ap.proc->mem,
 			[native](uint64_t addr) { return native->function_at(addr); }, nullptr);
 		if (auto r = (*sampler)->add(ap.proc->pid, ap.proc->config, ap.allocf, ap.allocd);
 		    !r)

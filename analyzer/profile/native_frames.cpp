@@ -3,7 +3,7 @@
 #include <cstring>
 #include <optional>
 
-#include "analyzer/lua/vm.h"
+#include "analyzer/lua/lua_state.h"
 #include "analyzer/profile/profiled_arch.h"
 #include "analyzer/stack/lua_runs.h"
 
@@ -91,10 +91,10 @@ void unwind_below_trace(const NativeSession &native, const Vm &mem, const lj_pro
 
 } // namespace
 
-bool mix_native_frames(const NativeSession &native, const Memory &process, const lj_layout &ly,
-		       uint64_t g, const lj_profile_sample &s, const std::vector<WalkedFrame> &raw,
-		       size_t ninlined, const std::vector<ProfileFrame> &lua,
-		       std::vector<ProfileFrame> &out, std::string &why)
+bool mix_native_frames(const NativeSession &native, const Vm &vm, const lj_profile_sample &s,
+		       const std::vector<WalkedFrame> &raw, size_t ninlined,
+		       const std::vector<ProfileFrame> &lua, std::vector<ProfileFrame> &out,
+		       std::string &why)
 {
 	if (s.stack_len == 0) {
 		why = "no registers or stack copied";
@@ -106,9 +106,9 @@ bool mix_native_frames(const NativeSession &native, const Memory &process, const
 		regs.dwarf[i] = s.regs[i];
 	regs.pc = s.regs[arch.pc];
 	regs.sp = s.regs[arch.sp];
-	SampleMemory mem(process, s, s.L + ly.L_cframe);
+	SampleMemory mem(vm.memory(), s, LuaState(vm, s.L).cframe_addr());
 	NativeStack stack = native.unwind_sample(int32_t(s.tid), regs, mem);
-	Vm lmem(mem, ly, g);
+	Vm lmem(mem, vm.layout(), vm.g());
 	if (s.vmstate > 0)
 		unwind_below_trace(native, lmem, s, regs, stack);
 	if (stack.frames.empty()) {

@@ -16,14 +16,15 @@
 
 namespace ljcore {
 
-// g: the VM's global_State. lua: the sample's Lua frames, named, innermost first, and raw the same
+// vm: the sampled VM, whose process memory the sample's copy of the stack
+// stands in front of. lua: the sample's Lua frames, named, innermost first, and raw the same
 // frames as walked (the first ninlined of them inlined by a trace). Sets
 // out to the mixed frames, root first, and returns true; returns false with
 // the reason when the sample has no native frames to give, or none of them
 // runs the Lua frames (out is then untouched).
-bool mix_native_frames(const NativeSession &native, const Memory &process, const lj_layout &ly,
-		       uint64_t g, const lj_profile_sample &s, const std::vector<WalkedFrame> &raw,
-		       size_t ninlined, const std::vector<ProfileFrame> &lua,
-		       std::vector<ProfileFrame> &out, std::string &why);
+bool mix_native_frames(const NativeSession &native, const Vm &vm, const lj_profile_sample &s,
+		       const std::vector<WalkedFrame> &raw, size_t ninlined,
+		       const std::vector<ProfileFrame> &lua, std::vector<ProfileFrame> &out,
+		       std::string &why);
 
 } // namespace ljcore

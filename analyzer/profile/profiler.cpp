@@ -64,8 +64,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		const NativeSession *native = proc->live.native.get();
 		proc->config.native = o.native;
 		by_pid[uint32_t(proc->pid)] = std::make_unique<SampleNamer>(
-			*proc->mem, proc->config.g, proc->layout.vmstates,
-			[native](uint64_t addr) { return native->function_at(addr); },
+			*proc->mem, [native](uint64_t addr) { return native->function_at(addr); },
 			o.native ? native : nullptr);
 		if (auto r = (*sampler)->add(proc->pid, proc->config); !r)
 			return std::unexpected(

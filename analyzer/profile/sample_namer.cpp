@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analyzer/locate/vm_locator.h"
+#include "analyzer/lua/function.h"
 #include "analyzer/profile/native_frames.h"
 #include "analyzer/profile/profiled_arch.h"
 #include "analyzer/stack/lua_stack.h"
@@ -89,13 +90,13 @@ std::vector<uint64_t> trace_pc_candidates(const lj_profile_sample &s, bool at_al
 // from a dead one.
 FunctionIdentity SampleNamer::identity(uint64_t func)
 {
-	const lj_layout &ly = mem_.layout();
 	FunctionIdentity id{func, 0, 0, 0};
-	auto ffid = mem_.value<uint8_t>(func + ly.fn_ffid);
+	const Function fn(mem_, func);
+	auto ffid = fn.ffid();
 	if (!ffid)
 		return id;
 	if (*ffid != LJ_FF_LUA) {
-		id.proto = mem_.value<uint64_t>(func + ly.fn_f).value_or(0);
+		id.proto = fn.c_function().value_or(0);
 		id.header = *ffid;
 		return id;
 	}
@@ -218,7 +219,7 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 	default:
 		return failed("failed: no VM for the process");
 	}
-	std::string state = vmstate_text(s.vmstate, vmstates_);
+	std::string state = vmstate_text(s.vmstate, mem_.layout().vmstates);
 	if (s.status != walk_end && !(s.status == walk_ok && s.truncated))
 		return failed(walk_failure(s.status));
 	std::vector<WalkedFrame> raw;
@@ -255,8 +256,8 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 		// frames[] is root first; the mix takes the Lua frames innermost first.
 		std::vector<ProfileFrame> lua(frames.rbegin(), frames.rend());
 		std::vector<ProfileFrame> mixed;
-		if (mix_native_frames(*native_, mem_.memory(), mem_.layout(), g_, s, raw, ninlined,
-				      lua, mixed, named.without_native))
+		if (mix_native_frames(*native_, mem_, s, raw, ninlined, lua, mixed,
+				      named.without_native))
 			frames = std::move(mixed);
 	}
 	if (s.truncated)

@@ -36,12 +36,10 @@ struct FunctionIdentity {
 
 class SampleNamer {
 public:
-	// g: the VM's global_State. native: the process's unwinder for
-	// --native, nullptr without.
-	SampleNamer(const Vm &mem, uint64_t g, unsigned vmstates, CodeSymbolizer symbolize,
-		    const NativeSession *native)
-	    : mem_(mem), g_(g), vmstates_(vmstates), symbolize_(std::move(symbolize)),
-	      native_(native)
+	// vm: the profiled VM, read as it runs. native: the process's
+	// unwinder for --native, nullptr without.
+	SampleNamer(const Vm &vm, CodeSymbolizer symbolize, const NativeSession *native)
+	    : mem_(vm), symbolize_(std::move(symbolize)), native_(native)
 	{
 	}
 
@@ -71,8 +69,6 @@ private:
 	void name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
 
 	const Vm &mem_;
-	uint64_t g_;
-	unsigned vmstates_;
 	// The traces, read again when a sample's pc is in none of them (the
 	// JIT compiled more, or flushed and renumbered).
 	TraceSet traces_;
