@@ -7,10 +7,10 @@
 #include <thread>
 #include <unordered_map>
 
-#include "analyzer/gc/gc_sizes.h"
 #include "analyzer/gc/seen_objects.h"
 #include "analyzer/lua/limits.h"
 #include "analyzer/lua/lua_debug.h"
+#include "analyzer/lua/object_size.h"
 #include "analyzer/lua/tvalue.h"
 
 namespace ljcore {
@@ -299,29 +299,22 @@ void Search::expand_thread(uint32_t i)
 
 uint64_t Search::bytes_of(uint64_t o, uint8_t gct)
 {
+	object_size::VmObject fields{vm_, o};
 	switch (gct) {
 	case LJ_TSTR:
-		return gc_size::string(ly_, vm_.value<uint32_t>(o + ly_.str_len).value_or(0));
+		return object_size::string(ly_, fields).total;
 	case LJ_TUPVAL:
-		return ly_.uv_size;
+		return object_size::upvalue(ly_);
 	case LJ_TTHREAD:
-		return (o == main_thread_ ? 0 : ly_.L_size) +
-		       gc_size::thread_stack(vm_.value<uint32_t>(o + ly_.L_stacksize).value_or(0));
+		return object_size::thread(ly_, fields, o == main_thread_).total;
 	case LJ_TPROTO:
-		return vm_.value<uint32_t>(o + ly_.pt_sizept).value_or(0);
-	case LJ_TFUNC: {
-		uint8_t nup = vm_.value<uint8_t>(o + ly_.fn_nupvalues).value_or(0);
-		return vm_.value<uint8_t>(o + ly_.fn_ffid).value_or(0) == LJ_FF_LUA
-			       ? gc_size::lua_function(ly_, nup)
-			       : gc_size::c_function(ly_, nup);
-	}
+		return object_size::proto(ly_, fields);
+	case LJ_TFUNC:
+		return object_size::function(ly_, fields).total;
 	case LJ_TTAB:
-		return gc_size::table(ly_, vm_.value<int8_t>(o + ly_.tab_colo).value_or(0),
-				      vm_.value<uint32_t>(o + ly_.tab_asize).value_or(0),
-				      vm_.value<uint32_t>(o + ly_.tab_hmask).value_or(0))
-			.total;
+		return object_size::table(ly_, fields).total;
 	case LJ_TUDATA:
-		return gc_size::userdata(ly_, vm_.value<uint32_t>(o + ly_.ud_len).value_or(0));
+		return object_size::userdata(ly_, fields);
 	default:
 		// cdata payloads need the C type table and traces are no
 		// values: the census counts both, the paths do not charge them.
