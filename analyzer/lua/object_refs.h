@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analyzer/lua/limits.h"
+#include "analyzer/lua/table.h"
 #include "analyzer/lua/tvalue.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/lua_text.h"
@@ -112,35 +113,31 @@ private:
 		}
 	}
 
-	void table(uint64_t t)
+	void table(uint64_t addr)
 	{
-		auto mt = vm_.ref(t + ly_.tab_metatable);
-		auto array = vm_.ref(t + ly_.tab_array);
-		auto asize = vm_.value<uint32_t>(t + ly_.tab_asize);
-		auto node = vm_.ref(t + ly_.tab_node);
-		auto hmask = vm_.value<uint32_t>(t + ly_.tab_hmask);
-		if (!mt || !array || !asize || !node || !hmask)
+		auto t = read_table(vm_, addr);
+		if (!t)
 			return;
-		ref(RefKind::metatable, 0, *mt);
-		if (*asize > lj_limit::array_slots)
-			sink_.problem(t, "table claims " + std::to_string(*asize) +
-						 " array slots, more than LuaJIT allows");
+		ref(RefKind::metatable, 0, t->metatable);
+		if (t->asize > lj_limit::array_slots)
+			sink_.problem(addr, "table claims " + std::to_string(t->asize) +
+						    " array slots, more than LuaJIT allows");
 		else
-			scan(*array, *asize, 8, "array part", t,
+			scan(t->array, t->asize, 8, "array part", addr,
 			     [&](uint64_t k, const unsigned char *p) {
 				     double key = double(k);
 				     uint64_t bits;
 				     memcpy(&bits, &key, 8);
 				     ref(RefKind::index, bits, slot_object(p));
 			     });
-		if (*hmask == 0) // the shared nilnode
+		if (t->hmask == 0) // the shared nilnode
 			return;
-		if (*hmask >= lj_limit::hash_nodes) {
-			sink_.problem(t, "table claims " + std::to_string(uint64_t(*hmask) + 1) +
-						 " hash nodes, more than LuaJIT allows");
+		if (t->hmask >= lj_limit::hash_nodes) {
+			sink_.problem(addr, "table claims " + std::to_string(t->nodes()) +
+						    " hash nodes, more than LuaJIT allows");
 			return;
 		}
-		scan(*node, uint64_t(*hmask) + 1, ly_.node_size, "hash part", t,
+		scan(t->node, t->nodes(), t->node_size, "hash part", addr,
 		     [&](uint64_t, const unsigned char *p) { hash_node(p); });
 	}
 
