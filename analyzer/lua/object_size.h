@@ -3,13 +3,14 @@
 // The fields are read through a field accessor (anything with at<T>(off)
 // and ref(off, ptrsize) over one object's bytes): the census sizes
 // millions of objects read in place through gc::ObjBytes, so all of this
-// is inline; VmObject reads one object through a Vm.
+// is inline; VmObject (vm_object.h) reads one object through a Vm.
 #pragma once
 
 #include <cstdint>
 
 #include "analyzer/lua/gc_header.h"
 #include "analyzer/lua/vm.h"
+#include "analyzer/lua/vm_object.h"
 #include "luajit/layout.h"
 #include "luajit/trace_layout.h"
 
@@ -20,24 +21,6 @@ namespace ljcore::object_size {
 constexpr uint64_t tvalue = 8;
 constexpr uint64_t irins = 8;
 constexpr uint64_t snapentry = 4;
-
-// The fields of the object at addr read through a Vm: 0 where
-// unreadable, and then failed says so.
-struct VmObject {
-	const Vm &vm;
-	uint64_t addr;
-	bool failed = false;
-
-	template <typename T> T at(size_t off) { return or_0(vm.value<T>(addr + off)); }
-	uint64_t ref(size_t off, unsigned) { return or_0(vm.ref(addr + off)); }
-
-private:
-	template <typename T> T or_0(const Read<T> &v)
-	{
-		failed |= !v;
-		return v.value_or(0);
-	}
-};
 
 // lj_str.h lj_str_size: header, characters, NUL, rounded to 4 since
 // the string interning rework of 2020. Tarantool's fork predates it:
