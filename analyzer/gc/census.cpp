@@ -7,10 +7,14 @@
 #include <thread>
 
 #include "analyzer/gc/brent_cycle.h"
-#include "analyzer/gc/gc_sizes.h"
 #include "analyzer/gc/object_detail.h"
 #include "analyzer/gc/string_batches.h"
+#include "analyzer/lua/ctype_state.h"
+#include "analyzer/lua/gc_header.h"
+#include "analyzer/lua/global_state.h"
 #include "analyzer/lua/limits.h"
+#include "analyzer/lua/lua_state.h"
+#include "analyzer/lua/object_size.h"
 
 namespace ljcore::gc {
 
@@ -20,130 +24,93 @@ namespace {
 // is cyclic or garbage.
 constexpr uint64_t max_objects = uint64_t(1) << 32;
 
-// lj_ctype.h: the type kind is in the top 4 bits of CTInfo; kinds up to
-// CT_ENUM (5) keep their size in CType.size, CT_ATTRIB (8) wraps another.
-constexpr uint32_t ct_hassize_max = 5;
-constexpr uint32_t ct_attrib = 8;
-constexpr uint32_t ctsize_ptr = 8;
-
-// GCcdata.marked bit 0x80: a variable-sized cdata, with a GCcdataVar
-// {offset, extra, len} (8 bytes) right before it (lj_obj.h cdataisv).
-constexpr uint8_t cdata_var = 0x80;
-constexpr uint64_t cdatavar_size = 8;
-
 } // namespace
 
 uint64_t Census::cdata_payload(uint16_t id)
 {
 	if (ctype_sizes_.empty())
 		ctype_sizes_.assign(65536, UINT32_MAX);
-	if (ctype_sizes_[id] != UINT32_MAX)
-		return ctype_sizes_[id];
-	// ctype_raw (lj_ctype.h): skip attributes to the type that has the size.
-	uint32_t cur = id, size = ctsize_ptr;
-	for (int hops = 0; hops < 64 && cur < cts_sizetab_; hops++) {
-		auto info = vm_.value<uint32_t>(cts_tab_ + uint64_t(cur) * ly_.ctype_size);
-		auto sz = vm_.value<uint32_t>(cts_tab_ + uint64_t(cur) * ly_.ctype_size + 4);
-		if (!info || !sz)
-			break;
-		uint32_t kind = *info >> 28;
-		if (kind == ct_attrib) {
-			cur = *info & 0xffff;
-			continue;
-		}
-		size = kind <= ct_hassize_max ? *sz : ctsize_ptr;
-		break;
+	if (ctype_sizes_[id] == UINT32_MAX)
+		ctype_sizes_[id] = ctype_payload_size(vm_, cts_tab_, cts_sizetab_, id);
+	return ctype_sizes_[id];
+}
+
+void Census::size_trace(uint64_t o)
+{
+	if (!tl_) {
+		// A JIT build none of our tables describe: counted, not sized.
+		if (!out_.types[size_t(GcType::trace)].count)
+			problem("traces not sized: no JIT layout for " + std::string(ly_.name));
+		count(GcType::trace, o, 0);
+		return;
 	}
-	ctype_sizes_[id] = size;
-	return size;
+	auto t = object_size::trace(*tl_, obj_);
+	if (t.ir_ins > lj_limit::trace_ir || t.snapmap > lj_limit::trace_snapmap)
+		implausible(o, "trace of " + std::to_string(t.ir_ins) + " IR instructions and " +
+				       std::to_string(t.snapmap) + " snapshot map entries");
+	count(GcType::trace, o, t.total, t.ir, t.snapshots);
+	out_.types[size_t(GcType::trace)].outside += t.mcode;
+}
+
+void Census::size_cdata(uint64_t o)
+{
+	if (!object_size::cdata_variable(ly_, obj_)) {
+		uint64_t payload = cdata_payload(object_size::cdata_ctypeid(ly_, obj_));
+		count(GcType::cdata, o, object_size::cdata_fixed(ly_, payload));
+	} else if (auto bytes = object_size::cdata_variable_size(vm_, o)) {
+		count(GcType::cdata, o, *bytes);
+	} else {
+		problem("variable-sized cdata " + luajit_pointer(o) + ": header unreadable");
+	}
 }
 
 bool Census::size_object(uint64_t o, uint8_t gct)
 {
 	switch (gct) {
 	case LJ_TSTR: {
-		uint32_t len = obj_.at<uint32_t>(ly_.str_len);
-		if (len > lj_limit::str_len)
-			implausible(o, "string of " + std::to_string(len) + " bytes");
-		uint64_t bytes = gc_size::string(ly_, len);
-		count(GcType::string, o, bytes);
-		top_strings_.offer(bytes, o, GcType::string);
+		auto s = object_size::string(ly_, obj_);
+		if (s.len > lj_limit::str_len)
+			implausible(o, "string of " + std::to_string(s.len) + " bytes");
+		count(GcType::string, o, s.total);
+		top_strings_.offer(s.total, o, GcType::string);
 		return true;
 	}
 	case LJ_TUPVAL:
-		count(GcType::upvalue, o, ly_.uv_size);
+		count(GcType::upvalue, o, object_size::upvalue(ly_));
 		return true;
 	case LJ_TTHREAD: {
-		uint32_t slots = obj_.at<uint32_t>(ly_.L_stacksize);
-		if (slots > lj_limit::stack_slots)
-			implausible(o, "stack of " + std::to_string(slots) + " slots");
-		uint64_t stack = gc_size::thread_stack(slots);
-		// The main lua_State is part of GG_State, counted with it.
-		uint64_t self = o == main_thread_ ? 0 : ly_.L_size;
-		count(GcType::thread, o, self + stack, stack);
+		auto t = object_size::thread(ly_, obj_, o == main_thread_);
+		if (t.slots > lj_limit::stack_slots)
+			implausible(o, "stack of " + std::to_string(t.slots) + " slots");
+		count(GcType::thread, o, t.total, t.stack);
 		threads_.push_back(o);
 		return true;
 	}
 	case LJ_TPROTO:
-		count(GcType::proto, o, obj_.at<uint32_t>(ly_.pt_sizept));
+		count(GcType::proto, o, object_size::proto(ly_, obj_));
 		return true;
 	case LJ_TFUNC: {
-		uint8_t nup = obj_.at<uint8_t>(ly_.fn_nupvalues);
-		if (obj_.at<uint8_t>(ly_.fn_ffid) == LJ_FF_LUA)
-			count(GcType::lua_function, o, gc_size::lua_function(ly_, nup));
-		else
-			count(GcType::c_function, o, gc_size::c_function(ly_, nup));
+		auto f = object_size::function(ly_, obj_);
+		count(f.lua ? GcType::lua_function : GcType::c_function, o, f.total);
 		return true;
 	}
-	case LJ_TTRACE: {
-		if (!tl_) {
-			// A JIT build none of our tables describe: counted, not sized.
-			if (!out_.types[size_t(GcType::trace)].count)
-				problem("traces not sized: no JIT layout for " +
-					std::string(ly_.name));
-			count(GcType::trace, o, 0);
-			return true;
-		}
-		uint32_t nins = obj_.at<uint32_t>(tl_->T_nins), nk = obj_.at<uint32_t>(tl_->T_nk);
-		uint32_t nsnapmap = obj_.at<uint32_t>(tl_->T_nsnapmap);
-		if (nins - nk > lj_limit::trace_ir || nsnapmap > lj_limit::trace_snapmap)
-			implausible(o, "trace of " + std::to_string(nins - nk) +
-					       " IR instructions and " + std::to_string(nsnapmap) +
-					       " snapshot map entries");
-		auto t = gc_size::trace(*tl_, nins, nk, obj_.at<uint16_t>(tl_->T_nsnap), nsnapmap);
-		count(GcType::trace, o, t.total, t.ir, t.snapshots);
-		out_.types[size_t(GcType::trace)].outside += obj_.at<uint32_t>(tl_->T_szmcode);
+	case LJ_TTRACE:
+		size_trace(o);
 		return true;
-	}
-	case LJ_TCDATA: { // lj_cdata.c lj_cdata_free
-		// GCcdata.marked follows nextgc.
-		if (obj_.at<uint8_t>(ly_.ptrsize) & cdata_var) {
-			auto extra = vm_.value<uint16_t>(o - cdatavar_size + 2);
-			auto len = vm_.value<uint32_t>(o - cdatavar_size + 4);
-			if (!extra || !len) {
-				problem("variable-sized cdata " + luajit_pointer(o) +
-					": header unreadable");
-				return true;
-			}
-			count(GcType::cdata, o, uint64_t(*len) + *extra);
-		} else {
-			count(GcType::cdata, o,
-			      ly_.cd_size + cdata_payload(obj_.at<uint16_t>(ly_.cd_ctypeid)));
-		}
+	case LJ_TCDATA:
+		size_cdata(o);
 		return true;
-	}
 	case LJ_TTAB: {
-		uint32_t asize = obj_.at<uint32_t>(ly_.tab_asize);
-		uint32_t hmask = obj_.at<uint32_t>(ly_.tab_hmask);
-		if (asize > lj_limit::array_slots || hmask >= lj_limit::hash_nodes)
-			implausible(o, "table of " + std::to_string(asize) + " array slots and " +
-					       std::to_string(uint64_t(hmask) + 1) + " hash nodes");
-		auto t = gc_size::table(ly_, obj_.at<int8_t>(ly_.tab_colo), asize, hmask);
+		auto t = object_size::table(ly_, obj_);
+		if (t.asize > lj_limit::array_slots || t.hmask >= lj_limit::hash_nodes)
+			implausible(o, "table of " + std::to_string(t.asize) + " array slots and " +
+					       std::to_string(uint64_t(t.hmask) + 1) +
+					       " hash nodes");
 		count(GcType::table, o, t.total, t.array, t.hash);
 		return true;
 	}
 	case LJ_TUDATA:
-		count(GcType::userdata, o, gc_size::userdata(ly_, obj_.at<uint32_t>(ly_.ud_len)));
+		count(GcType::userdata, o, object_size::userdata(ly_, obj_));
 		return true;
 	}
 	return false;
@@ -160,7 +127,7 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 			problem(missed(name));
 			return;
 		}
-		uint64_t next = obj_.ref(0, ly_.ptrsize);
+		uint64_t next = gc_header::nextgc(ly_, obj_);
 		bool known = visit(o);
 		if (obj_.failed()) {
 			problem(missed(name));
@@ -168,8 +135,7 @@ void Census::walk_list(const char *name, uint64_t first, uint64_t stop, Visit vi
 		}
 		if (!known) {
 			problem(std::string(name) + ": object " + luajit_pointer(o) +
-				" has unknown type " +
-				std::to_string(obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_))));
+				" has unknown type " + std::to_string(gc_header::gct(ly_, obj_)));
 			return;
 		}
 		o = next;
@@ -206,14 +172,14 @@ void Census::add_strings(Census &strings)
 
 GcCensus Census::run()
 {
-	const lj_layout &ly = ly_;
-	auto total = vm_.ref(g_ + ly.g_gc_total);
+	const GlobalState g(vm_);
+	auto total = g.gc_total();
 	if (!total) {
 		problem("g->gc.total unreadable: " + total.error().reason);
 		return out_;
 	}
 	out_.gc_total = *total;
-	main_thread_ = vm_.ref(g_ + ly.g_mainthref).value_or(0);
+	main_thread_ = g.mainthread().value_or(0);
 	add_overheads();
 	auto strings = std::make_unique<Census>(vm_, options_);
 	uint64_t tab = 0;
@@ -232,17 +198,15 @@ GcCensus Census::run()
 			}
 		});
 
-	auto sized = [&](uint64_t o) {
-		return size_object(o, obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly)));
-	};
-	if (auto root = vm_.ref(g_ + ly.g_gc_root))
+	auto sized = [&](uint64_t o) { return size_object(o, gc_header::gct(ly_, obj_)); };
+	if (auto root = g.gc_root())
 		walk_list("GC object list", *root, 0, sized);
 	else
 		problem("g->gc.root unreadable");
 	// Userdata and cdata waiting for their finalizer: a ring whose anchor
 	// is the last one (lj_gc.c gc_finalize).
-	if (auto mm = vm_.ref(g_ + ly.g_gc_mmudata); mm && *mm) {
-		if (auto first = vm_.ref(*mm))
+	if (auto mm = g.gc_mmudata(); mm && *mm) {
+		if (auto first = vm_.nextgc(*mm))
 			walk_list("finalizer list", *first, *first, sized);
 		else
 			problem("g->gc.mmudata unreadable");
@@ -253,9 +217,9 @@ GcCensus Census::run()
 	std::sort(threads_.begin(), threads_.end());
 	threads_.erase(std::unique(threads_.begin(), threads_.end()), threads_.end());
 	for (uint64_t L : threads_)
-		if (auto uv = vm_.ref(L + ly.L_openupval))
+		if (auto uv = LuaState(vm_, L).openupval())
 			walk_list("open upvalue list", *uv, 0, [&](uint64_t o) {
-				count(GcType::upvalue, o, ly.uv_size);
+				count(GcType::upvalue, o, object_size::upvalue(ly_));
 				return true;
 			});
 	// What is left of the string table, this thread helps with.

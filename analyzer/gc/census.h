@@ -27,8 +27,8 @@ struct StringScratch;
 class Census {
 public:
 	Census(const Vm &vm, const GcCensusOptions &o)
-	    : vm_(vm), ly_(vm.layout()), tl_(ly_.jit), g_(vm.g()), options_(o), obj_(vm.memory()),
-	      top_(o.top), top_strings_(o.top_strings)
+	    : vm_(vm), ly_(vm.layout()), tl_(ly_.jit), options_(o), obj_(vm.memory()), top_(o.top),
+	      top_strings_(o.top_strings)
 	{
 	}
 
@@ -65,6 +65,8 @@ private:
 	// Sizes one object whose bytes obj_ holds, by its gct; false if it is
 	// no GC object we know.
 	bool size_object(uint64_t o, uint8_t gct);
+	void size_trace(uint64_t o);
+	void size_cdata(uint64_t o);
 	uint64_t cdata_payload(uint16_t ctypeid);
 	// A linked list through nextgc from first, ended by 0 or, for a ring,
 	// by coming back to stop. Bounded and cycle-safe.
@@ -85,7 +87,6 @@ private:
 	const Vm &vm_;
 	const lj_layout &ly_;
 	const lj_trace_layout *tl_; // nullptr: a build without the JIT
-	uint64_t g_;
 	GcCensusOptions options_;
 	ObjBytes obj_;
 	TopN top_;

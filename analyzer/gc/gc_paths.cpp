@@ -1,17 +1,14 @@
 #include "analyzer/gc/gc_paths.h"
 
-#include <cmath>
-#include <cstring>
 #include <exception>
 #include <map>
 #include <thread>
 #include <unordered_map>
 
-#include "analyzer/gc/gc_sizes.h"
 #include "analyzer/gc/seen_objects.h"
-#include "analyzer/lua/limits.h"
-#include "analyzer/lua/lua_debug.h"
-#include "analyzer/lua/tvalue.h"
+#include "analyzer/lua/gc_roots.h"
+#include "analyzer/lua/object_refs.h"
+#include "analyzer/lua/object_size.h"
 
 namespace ljcore {
 
@@ -20,32 +17,17 @@ namespace {
 using gc::AddressSet;
 using gc::SeenObjects;
 
-// How a node was reached from its parent.
-enum class Edge : uint8_t {
-	root,       // key: index into root labels
-	field,      // key: the GCstr key
-	index,      // key: bits of the number key (or array index as double)
-	other_key,  // key: tag of a boolean key, or the GC key object
-	as_key,     // the object is a key of the parent table
-	metatable,  //
-	upvalue,    // key: upvalue index of the parent Lua function
-	c_upvalue,  // key: upvalue index of the parent C function
-	stack_slot, // key: slot number from the bottom of the stack
-	prototype,  // the prototype of the parent Lua function
-	constant,   // key: index of the parent prototype's GC constant
-};
-
+// An object reached: a root (parent no_parent, key the index of its
+// label), or by a reference of kind edge and key from its parent.
 struct Node {
 	uint64_t obj;
 	uint64_t key;
 	uint32_t parent;
 	uint32_t prefix;
-	Edge edge;
+	RefKind edge;
 };
 
 constexpr uint32_t no_parent = UINT32_MAX;
-// Slots read per memory access while scanning a big table or stack.
-constexpr uint64_t chunk_slots = 4096;
 
 // Steps of a path shown at each end; those between are only counted: a
 // list thousands of links long (or a corrupt heap made into one) must not
@@ -56,38 +38,10 @@ constexpr size_t path_ends = 100;
 // corrupt heap must not make the report as big as the heap.
 constexpr size_t max_listed_problems = 16;
 
-bool identifier(const std::string &s)
-{
-	if (s.empty() || isdigit((unsigned char)s[0]))
-		return false;
-	for (unsigned char c : s)
-		if (!isalnum(c) && c != '_')
-			return false;
-	return true;
-}
-
-std::string quoted(const std::string &s)
-{
-	std::string out = "\"";
-	for (unsigned char c : s) {
-		if (c == '"' || c == '\\') {
-			out += '\\';
-			out += char(c);
-		} else if (c >= 0x20 && c < 0x7f) {
-			out += char(c);
-		} else {
-			char buf[8];
-			snprintf(buf, sizeof buf, "\\%u", c);
-			out += buf;
-		}
-	}
-	return out + "\"";
-}
-
 class Search {
 public:
 	Search(const Vm &vm, const GcPathOptions &o)
-	    : vm_(vm), ly_(vm.layout()), g_(vm.g()), options_(o), seen_(vm.memory())
+	    : vm_(vm), ly_(vm.layout()), options_(o), seen_(vm.memory())
 	{
 	}
 	// The search itself, which needs no census: it may run beside one.
@@ -99,22 +53,33 @@ public:
 private:
 	void problem(uint64_t obj, const std::string &what);
 	void add_root(const std::string &label, uint64_t obj);
-	void reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key);
+	void reach(uint32_t parent, uint64_t obj, RefKind edge, uint64_t key);
 	void expand(uint32_t i);
-	void scan_slots(uint64_t addr, uint64_t count, size_t stride, const char *what,
-			uint64_t obj, const auto &on_slot);
-	void expand_table(uint32_t i);
-	void expand_function(uint32_t i);
-	void expand_thread(uint32_t i);
 	uint64_t bytes_of(uint64_t obj, uint8_t gct);
 	std::string label(const Node &n);
 	std::string path(uint32_t i);
-	std::string upvalue_name(uint64_t fn, uint32_t index);
-	uint64_t registry_field(uint64_t registry, const char *name);
+
+	// What ObjectRefs tells of the references of node i.
+	struct Refs {
+		Search &search;
+		uint32_t i;
+
+		void ref(RefKind kind, uint64_t key, uint64_t target)
+		{
+			search.reach(i, target, kind, key);
+		}
+		bool stopped() const { return search.stopped_; }
+		void scanned(uint64_t slots)
+		{
+			search.slots_ += slots;
+			if (search.slots_ >= search.options_.max_slots)
+				search.stopped_ = true;
+		}
+		void problem(uint64_t obj, const std::string &what) { search.problem(obj, what); }
+	};
 
 	const Vm &vm_;
 	const lj_layout &ly_;
-	uint64_t g_;
 	std::vector<std::string> problems_listed_;
 	GcPathOptions options_;
 	std::vector<Node> nodes_;
@@ -141,11 +106,11 @@ void Search::add_root(const std::string &label, uint64_t obj)
 	roots_.push_back(label);
 	prefixes_.push_back(label);
 	prefix_bytes_.push_back(0);
-	nodes_.push_back(
-		{obj, roots_.size() - 1, no_parent, uint32_t(prefixes_.size() - 1), Edge::root});
+	nodes_.push_back({obj, roots_.size() - 1, no_parent, uint32_t(prefixes_.size() - 1),
+			  RefKind::field});
 }
 
-void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
+void Search::reach(uint32_t parent, uint64_t obj, RefKind edge, uint64_t key)
 {
 	if (!obj || stopped_)
 		return;
@@ -160,7 +125,7 @@ void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
 	}
 	Node n{obj, key, parent, nodes_[parent].prefix, edge};
 	// Children of a root start a prefix of their own: "_G.app".
-	if (nodes_[parent].edge == Edge::root) {
+	if (nodes_[parent].parent == no_parent) {
 		prefixes_.push_back(roots_[nodes_[parent].key] + label(n));
 		prefix_bytes_.push_back(0);
 		n.prefix = uint32_t(prefixes_.size() - 1);
@@ -168,160 +133,24 @@ void Search::reach(uint32_t parent, uint64_t obj, Edge edge, uint64_t key)
 	nodes_.push_back(n);
 }
 
-// Reads count slots from addr, stride bytes apart, in chunks; calls
-// on_slot(index, the slot's bytes) for each. An unreadable chunk ends
-// the scan, told as a problem of obj, which calls the slots `what`.
-void Search::scan_slots(uint64_t addr, uint64_t count, size_t stride, const char *what,
-			uint64_t obj, const auto &on_slot)
-{
-	std::vector<unsigned char> buf;
-	for (uint64_t done = 0; done < count && !stopped_; done += chunk_slots) {
-		uint64_t n = std::min(chunk_slots, count - done);
-		buf.resize(n * stride);
-		auto r = vm_.memory().read(addr + done * stride,
-					   std::as_writable_bytes(std::span(buf)));
-		if (!r) {
-			problem(obj, std::string(what) + " unreadable after " +
-					     std::to_string(done) + " of " + std::to_string(count) +
-					     ": " + r.error().reason + " at " +
-					     luajit_pointer(r.error().addr));
-			return;
-		}
-		for (uint64_t k = 0; k < n; k++)
-			on_slot(done + k, buf.data() + k * stride);
-		slots_ += n;
-		if (slots_ >= options_.max_slots)
-			stopped_ = true;
-	}
-}
-
-void Search::expand_table(uint32_t i)
-{
-	uint64_t t = nodes_[i].obj;
-	auto mt = vm_.ref(t + ly_.tab_metatable);
-	auto array = vm_.ref(t + ly_.tab_array);
-	auto asize = vm_.value<uint32_t>(t + ly_.tab_asize);
-	auto node = vm_.ref(t + ly_.tab_node);
-	auto hmask = vm_.value<uint32_t>(t + ly_.tab_hmask);
-	if (!mt || !array || !asize || !node || !hmask)
-		return;
-	reach(i, *mt, Edge::metatable, 0);
-	if (*asize > lj_limit::array_slots)
-		problem(t, "table claims " + std::to_string(*asize) +
-				   " array slots, more than LuaJIT allows");
-	else
-		scan_slots(*array, *asize, 8, "array part", t,
-			   [&](uint64_t k, const unsigned char *p) {
-				   double key = double(k);
-				   uint64_t bits;
-				   memcpy(&bits, &key, 8);
-				   reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)),
-					 Edge::index, bits);
-			   });
-	if (*hmask == 0) // the shared nilnode
-		return;
-	if (*hmask >= lj_limit::hash_nodes) {
-		problem(t, "table claims " + std::to_string(uint64_t(*hmask) + 1) +
-				   " hash nodes, more than LuaJIT allows");
-		return;
-	}
-	// Node: the value, then the key (lj_obj.h).
-	scan_slots(*node, uint64_t(*hmask) + 1, ly_.node_size, "hash part", t,
-		   [&](uint64_t, const unsigned char *p) {
-			   uint64_t k = tvalue::load(p + 8);
-			   if (tvalue::is_nil(ly_, k)) // free node
-				   return;
-			   uint64_t kgc = tvalue::gc_object_or_0(ly_, k);
-			   bool string_key = tvalue::itype(ly_, k) == ~uint32_t(LJ_TSTR);
-			   if (kgc && !string_key)
-				   reach(i, kgc, Edge::as_key, 0);
-			   uint64_t vgc = tvalue::gc_object_or_0(ly_, tvalue::load(p));
-			   if (!vgc)
-				   return;
-			   if (string_key)
-				   reach(i, vgc, Edge::field, kgc);
-			   else if (tvalue::is_number(ly_, k))
-				   reach(i, vgc, Edge::index, k);
-			   else
-				   reach(i, vgc, Edge::other_key,
-					 kgc ? kgc : ~tvalue::itype(ly_, k));
-		   });
-}
-
-void Search::expand_function(uint32_t i)
-{
-	uint64_t fn = nodes_[i].obj;
-	auto ffid = vm_.value<uint8_t>(fn + ly_.fn_ffid);
-	auto nup = vm_.value<uint8_t>(fn + ly_.fn_nupvalues);
-	if (!ffid || !nup)
-		return;
-	if (*ffid != LJ_FF_LUA) {
-		// GCfuncC: upvalue TValues follow the lua_CFunction.
-		scan_slots(fn + ly_.fn_f + 8, *nup, 8, "upvalues", fn,
-			   [&](uint64_t k, const unsigned char *p) {
-				   reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)),
-					 Edge::c_upvalue, k);
-			   });
-		return;
-	}
-	// The prototype sits right before the bytecode (lj_obj.h funcproto).
-	if (auto pc = vm_.ref(fn + ly_.fn_pc); pc && *pc > ly_.pt_size)
-		reach(i, *pc - ly_.pt_size, Edge::prototype, 0);
-	// GCfuncL: uvptr[] to GCupval, whose v points at the value (closed:
-	// inside the upvalue; open: a stack slot).
-	for (uint32_t k = 0; k < *nup; k++) {
-		auto uv = vm_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
-		auto v = uv ? vm_.ref(*uv + ly_.uv_v) : uv;
-		auto tv = v ? vm_.value<uint64_t>(*v) : v;
-		if (tv)
-			reach(i, tvalue::gc_object_or_0(ly_, *tv), Edge::upvalue, k);
-	}
-}
-
-void Search::expand_thread(uint32_t i)
-{
-	uint64_t L = nodes_[i].obj;
-	auto stack = vm_.ref(L + ly_.L_stack);
-	auto top = vm_.value<uint64_t>(L + ly_.L_top);
-	auto stacksize = vm_.value<uint32_t>(L + ly_.L_stacksize);
-	if (!stack || !top || !stacksize || *top < *stack)
-		return;
-	uint64_t n = std::min<uint64_t>((*top - *stack) / 8, *stacksize);
-	if (n > lj_limit::stack_slots) {
-		problem(L, "thread's stack claims " + std::to_string(n) +
-				   " slots, more than LuaJIT allows");
-		return;
-	}
-	scan_slots(*stack, n, 8, "stack", L, [&](uint64_t k, const unsigned char *p) {
-		reach(i, tvalue::gc_object_or_0(ly_, tvalue::load(p)), Edge::stack_slot, k);
-	});
-}
-
 uint64_t Search::bytes_of(uint64_t o, uint8_t gct)
 {
+	object_size::VmObject fields{vm_, o};
 	switch (gct) {
 	case LJ_TSTR:
-		return gc_size::string(ly_, vm_.value<uint32_t>(o + ly_.str_len).value_or(0));
+		return object_size::string(ly_, fields).total;
 	case LJ_TUPVAL:
-		return ly_.uv_size;
+		return object_size::upvalue(ly_);
 	case LJ_TTHREAD:
-		return (o == main_thread_ ? 0 : ly_.L_size) +
-		       gc_size::thread_stack(vm_.value<uint32_t>(o + ly_.L_stacksize).value_or(0));
+		return object_size::thread(ly_, fields, o == main_thread_).total;
 	case LJ_TPROTO:
-		return vm_.value<uint32_t>(o + ly_.pt_sizept).value_or(0);
-	case LJ_TFUNC: {
-		uint8_t nup = vm_.value<uint8_t>(o + ly_.fn_nupvalues).value_or(0);
-		return vm_.value<uint8_t>(o + ly_.fn_ffid).value_or(0) == LJ_FF_LUA
-			       ? gc_size::lua_function(ly_, nup)
-			       : gc_size::c_function(ly_, nup);
-	}
+		return object_size::proto(ly_, fields);
+	case LJ_TFUNC:
+		return object_size::function(ly_, fields).total;
 	case LJ_TTAB:
-		return gc_size::table(ly_, vm_.value<int8_t>(o + ly_.tab_colo).value_or(0),
-				      vm_.value<uint32_t>(o + ly_.tab_asize).value_or(0),
-				      vm_.value<uint32_t>(o + ly_.tab_hmask).value_or(0))
-			.total;
+		return object_size::table(ly_, fields).total;
 	case LJ_TUDATA:
-		return gc_size::userdata(ly_, vm_.value<uint32_t>(o + ly_.ud_len).value_or(0));
+		return object_size::userdata(ly_, fields);
 	default:
 		// cdata payloads need the C type table and traces are no
 		// values: the census counts both, the paths do not charge them.
@@ -336,94 +165,15 @@ void Search::expand(uint32_t i)
 	if (!gct)
 		return;
 	prefix_bytes_[nodes_[i].prefix] += bytes_of(o, *gct);
-	switch (*gct) {
-	case LJ_TTAB:
-		expand_table(i);
-		break;
-	case LJ_TFUNC:
-		expand_function(i);
-		break;
-	case LJ_TTHREAD:
-		expand_thread(i);
-		break;
-	case LJ_TPROTO: {
-		// GC constants: GCRefs counted down from k (lj_obj.h proto_kgc).
-		auto k = vm_.ref(o + ly_.pt_k);
-		auto n = vm_.value<uint32_t>(o + ly_.pt_sizekgc);
-		if (k && n)
-			scan_slots(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize, "GC constants",
-				   o, [&](uint64_t at, const unsigned char *p) {
-					   uint64_t ref = 0;
-					   memcpy(&ref, p, ly_.ptrsize);
-					   reach(i, ref, Edge::constant, *n - 1 - at);
-				   });
-		break;
-	}
-	case LJ_TUDATA:
-		// GCudata.metatable sits where GCtab's does (lj_obj.h).
-		reach(i, vm_.ref(o + ly_.tab_metatable).value_or(0), Edge::metatable, 0);
-		break;
-	default:
-		break;
-	}
-}
-
-// The name lj_debug_uvname() gives upvalue index of Lua function fn, or
-// "" when it has none or its prototype cannot be read.
-std::string Search::upvalue_name(uint64_t fn, uint32_t index)
-{
-	auto pt = function_proto(vm_, fn);
-	return pt ? ljcore::upvalue_name(vm_, *pt, index).value_or("") : "";
+	Refs refs{*this, i};
+	ObjectRefs<Refs>(vm_, refs).visit(o, *gct);
 }
 
 std::string Search::label(const Node &n)
 {
-	switch (n.edge) {
-	case Edge::root:
+	if (n.parent == no_parent)
 		return roots_[n.key];
-	case Edge::field: {
-		std::string s = vm_.str(n.key, 200).value_or("?");
-		return identifier(s) ? "." + s : "[" + quoted(s) + "]";
-	}
-	case Edge::index: {
-		double d;
-		memcpy(&d, &n.key, 8);
-		char buf[40];
-		if (d == std::floor(d) && std::fabs(d) < 1e15)
-			snprintf(buf, sizeof buf, "[%lld]", (long long)d);
-		else
-			snprintf(buf, sizeof buf, "[%.17g]", d);
-		return buf;
-	}
-	case Edge::other_key:
-		if (n.key == tvalue::tag_true)
-			return "[true]";
-		if (n.key == tvalue::tag_false)
-			return "[false]";
-		if (n.key < 16)
-			return "[<lightuserdata>]";
-		return "[<" +
-		       std::string(vm_.gct(n.key).value_or(0) == LJ_TTAB ? "table" : "object") +
-		       " " + luajit_pointer(n.key) + ">]";
-	case Edge::as_key:
-		return "<a key>";
-	case Edge::metatable:
-		return "<metatable>";
-	case Edge::upvalue: {
-		std::string name = upvalue_name(nodes_[n.parent].obj, uint32_t(n.key));
-		return name.empty() ? "<upvalue " + std::to_string(n.key + 1) + ">"
-				    : "<upvalue '" + name + "'>";
-	}
-	case Edge::c_upvalue:
-		return "<upvalue " + std::to_string(n.key + 1) + ">";
-	case Edge::stack_slot:
-		return "<stack slot " + std::to_string(n.key) + ">";
-	case Edge::prototype:
-		return "<prototype>";
-	case Edge::constant:
-		return "<constant " + std::to_string(n.key) + ">";
-	}
-	return "?";
+	return ref_label(vm_, n.edge, n.key, nodes_[n.parent].obj);
 }
 
 std::string Search::path(uint32_t i)
@@ -445,31 +195,10 @@ std::string Search::path(uint32_t i)
 	return out;
 }
 
-// registry[name] for a string key, by a walk of the registry's hash part.
-uint64_t Search::registry_field(uint64_t registry, const char *name)
-{
-	auto node = vm_.ref(registry + ly_.tab_node);
-	auto hmask = vm_.value<uint32_t>(registry + ly_.tab_hmask);
-	if (!node || !hmask || *hmask >= (1u << 20))
-		return 0;
-	for (uint64_t k = 0; k <= *hmask; k++) {
-		unsigned char nd[16];
-		if (!vm_.memory().read(*node + k * ly_.node_size,
-				       std::as_writable_bytes(std::span(nd))))
-			return 0;
-		uint64_t key = tvalue::load(nd + 8);
-		if (tvalue::itype(ly_, key) == ~uint32_t(LJ_TSTR) &&
-		    vm_.str(tvalue::gc_object(ly_, key), 64).value_or("") == name)
-			return tvalue::gc_object_or_0(ly_, tvalue::load(nd));
-	}
-	return 0;
-}
-
 void Search::run()
 {
-	main_thread_ = vm_.ref(g_ + ly_.g_mainthref).value_or(0);
-	uint64_t registry =
-		tvalue::gc_object_or_0(ly_, vm_.value<uint64_t>(g_ + ly_.g_registrytv).value_or(0));
+	const GcRoots roots = gc_roots(vm_);
+	main_thread_ = roots.main_thread;
 	uint32_t i = 0;
 	auto search = [&] {
 		for (; i < nodes_.size(); i++)
@@ -477,15 +206,13 @@ void Search::run()
 	};
 	// What the heap holds first: a path through globals says where memory
 	// stays, while a stack slot may be gone at the next return.
-	add_root("_G", main_thread_ ? vm_.ref(main_thread_ + ly_.L_env).value_or(0) : 0);
-	if (registry)
-		add_root("package.loaded", registry_field(registry, "_LOADED"));
-	add_root("registry", registry);
+	add_root("_G", roots.globals);
+	add_root("package.loaded", roots.loaded);
+	add_root("registry", roots.registry);
 	search();
 	// Then what only the stacks of the main and the running thread hold.
-	add_root("main thread", main_thread_);
-	uint64_t cur = vm_.ref(g_ + ly_.g_cur_L).value_or(0);
-	add_root("thread " + luajit_pointer(cur), cur);
+	add_root("main thread", roots.main_thread);
+	add_root("thread " + luajit_pointer(roots.cur_L), roots.cur_L);
 	search();
 }
 

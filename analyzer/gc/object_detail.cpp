@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "analyzer/lua/object_size.h"
+
 namespace ljcore::gc {
 
 namespace {
@@ -27,22 +29,21 @@ std::string printable_prefix(const std::string &s, size_t max)
 
 std::string object_detail(const Vm &vm, const Ranked &r)
 {
-	const lj_layout &ly = vm.layout();
 	switch (r.type) {
 	case GcType::string: {
-		auto len = vm.value<uint32_t>(r.addr + ly.str_len);
+		auto len = vm.str_len(r.addr);
 		auto s = vm.str(r.addr, 40);
 		if (!len || !s)
 			return "unreadable";
 		return "len " + std::to_string(*len) + " " + printable_prefix(*s, 32);
 	}
 	case GcType::table: {
-		auto asize = vm.value<uint32_t>(r.addr + ly.tab_asize);
-		auto hmask = vm.value<uint32_t>(r.addr + ly.tab_hmask);
-		if (!asize || !hmask)
+		object_size::VmObject fields{vm, r.addr};
+		auto t = object_size::table(vm.layout(), fields);
+		if (fields.failed)
 			return "unreadable";
-		return "array " + std::to_string(*asize) + ", hash " +
-		       std::to_string(*hmask ? uint64_t(*hmask) + 1 : 0);
+		return "array " + std::to_string(t.asize) + ", hash " +
+		       std::to_string(t.hmask ? uint64_t(t.hmask) + 1 : 0);
 	}
 	default:
 		return "";

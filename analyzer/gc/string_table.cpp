@@ -3,6 +3,8 @@
 
 #include "analyzer/gc/census.h"
 #include "analyzer/gc/string_table.h"
+#include "analyzer/lua/gc_header.h"
+#include "analyzer/lua/global_state.h"
 
 namespace ljcore::gc {
 
@@ -41,9 +43,10 @@ void order_by_region(std::vector<StringLink> &links, std::vector<StringLink> &ou
 bool Census::open_string_table(uint64_t &tab)
 {
 	GcStringTable &st = out_.strings;
-	auto t = vm_.ref(g_ + ly_.g_str_tab);
-	auto mask = vm_.value<uint32_t>(g_ + ly_.g_str_mask);
-	auto num = vm_.value<uint32_t>(g_ + ly_.g_str_num);
+	const GlobalState g(vm_);
+	auto t = g.str_tab();
+	auto mask = g.str_mask();
+	auto num = g.str_num();
 	if (!t || !mask || !num) {
 		problem("string table unreadable");
 		return false;
@@ -106,8 +109,8 @@ bool Census::walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringS
 				problem(missed("string table chain"));
 				return false;
 			}
-			uint64_t o = obj_.ref(0, ps);
-			if (obj_.at<uint8_t>(LJ_GCT_OFFSET(&ly_)) != LJ_TSTR) {
+			uint64_t o = gc_header::nextgc(ly_, obj_);
+			if (gc_header::gct(ly_, obj_) != LJ_TSTR) {
 				problem("string table chain: object " + luajit_pointer(l.addr) +
 					" is no string");
 				return false;

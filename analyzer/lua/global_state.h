@@ -26,6 +26,23 @@ public:
 	// g->gc.root: the list of every GC object but strings, linked
 	// through GCHeader.nextgc (the first field of every object).
 	Read<uint64_t> gc_root() const { return vm_.ref(g_ + ly().g_gc_root); }
+	// g->gc.mmudata: the last of the userdata and cdata waiting for
+	// their finalizer, a ring through nextgc (lj_gc.c gc_finalize).
+	Read<uint64_t> gc_mmudata() const { return vm_.ref(g_ + ly().g_gc_mmudata); }
+	// g->gc.lightudseg and lightudnum: the segment map of 64-bit
+	// lightuserdata (lj_udata.c) and its number of segments - 1.
+	Read<uint64_t> lightudseg() const { return vm_.ref(g_ + ly().g_gc_lightudseg); }
+	Read<uint8_t> lightudnum() const { return vm_.value<uint8_t>(g_ + ly().g_gc_lightudnum); }
+	// g->str: the string hash table, its anchors tab[0..mask] (lj_str.c)
+	// and how many strings it holds.
+	Read<uint64_t> str_tab() const { return vm_.ref(g_ + ly().g_str_tab); }
+	Read<uint32_t> str_mask() const { return vm_.value<uint32_t>(g_ + ly().g_str_mask); }
+	Read<uint32_t> str_num() const { return vm_.value<uint32_t>(g_ + ly().g_str_num); }
+	// g->tmpbuf's e and b, the end and start of its buffer: an SBuf
+	// {w, e, b, L} of native pointers (lj_buf.h sbufsz); in Tarantool's
+	// fork {p, e, b, L} of MRefs, 32 bits without GC64 (its lj_obj.h).
+	Read<uint64_t> tmpbuf_e() const { return tmpbuf_ptr(1); }
+	Read<uint64_t> tmpbuf_b() const { return tmpbuf_ptr(2); }
 	// g->registrytv: the TValue holding the registry table, raw.
 	Read<uint64_t> registry() const { return vm_.value<uint64_t>(g_ + ly().g_registrytv); }
 	// &g->strempty: the GCstr of length 0 that is no GC object.
@@ -48,6 +65,12 @@ public:
 
 private:
 	const lj_layout &ly() const { return vm_.layout(); }
+	Read<uint64_t> tmpbuf_ptr(unsigned field) const
+	{
+		const bool mrefs = LJ_LAYOUT_TARANTOOL(&ly());
+		uint64_t at = g_ + ly().g_tmpbuf + field * (mrefs ? ly().ptrsize : 8u);
+		return mrefs ? vm_.ref(at) : vm_.value<uint64_t>(at);
+	}
 
 	const Vm &vm_;
 	uint64_t g_;

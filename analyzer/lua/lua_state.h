@@ -31,6 +31,10 @@ public:
 	Read<uint64_t> cframe() const { return vm_.value<uint64_t>(cframe_addr()); }
 	// Where L->cframe is: a sampler copies the word there with the stack.
 	uint64_t cframe_addr() const { return L_ + ly().L_cframe; }
+	// How many slots its stack has.
+	Read<uint32_t> stacksize() const { return vm_.value<uint32_t>(L_ + ly().L_stacksize); }
+	// The first of its open upvalues, a list through nextgc (lj_func.c).
+	Read<uint64_t> openupval() const { return vm_.ref(L_ + ly().L_openupval); }
 	// The table of its globals.
 	Read<uint64_t> env() const { return vm_.ref(L_ + ly().L_env); }
 

@@ -1,0 +1,243 @@
+// The objects a GC object references, after lj_gc.c's gc_traverse_*: a
+// table's metatable, array and hash part; a Lua function's prototype and
+// the values of its upvalues (the GCupval between is skipped), a C
+// function's upvalues; a thread's stack; a prototype's GC constants; a
+// userdata's metatable. Traces are not followed, and weak tables are
+// followed as strong ones: a path through one is a path all the same.
+// Each reference is told to a sink with its kind and key, which
+// ref_label() turns into the step of a path ("._G", "[3]", "<upvalue 'x'>").
+//
+// A sink has
+//   void ref(RefKind kind, uint64_t key, uint64_t target)  target != 0
+//   bool stopped() const            true ends the visit early
+//   void scanned(uint64_t slots)    after each chunk of slots read
+//   void problem(uint64_t obj, const std::string &what)
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analyzer/lua/limits.h"
+#include "analyzer/lua/table.h"
+#include "analyzer/lua/tvalue.h"
+#include "analyzer/lua/vm.h"
+#include "analyzer/lua/vm_object.h"
+#include "analyzer/model/lua_text.h"
+
+namespace ljcore {
+
+// How an object is referenced, and what the key of ref() is then.
+enum class RefKind : uint8_t {
+	field,      // a table value; key: its GCstr key
+	index,      // a table value; key: bits of the number key (an array index as a double)
+	other_key,  // a table value; key: tag of a boolean key, or the GC key object
+	as_key,     // a key of the table
+	metatable,  // of a table or userdata
+	upvalue,    // key: upvalue index of a Lua function
+	c_upvalue,  // key: upvalue index of a C function
+	stack_slot, // key: slot number from the bottom of the stack
+	prototype,  // of a Lua function
+	constant,   // key: index of a prototype's GC constant
+};
+
+// The step of a path that ref kind with key makes from the object from.
+std::string ref_label(const Vm &vm, RefKind kind, uint64_t key, uint64_t from);
+
+template <typename Sink> class ObjectRefs {
+public:
+	ObjectRefs(const Vm &vm, Sink &sink) : vm_(vm), ly_(vm.layout()), sink_(sink) {}
+
+	// The references of object o, whose type tag is gct.
+	void visit(uint64_t o, uint8_t gct)
+	{
+		switch (gct) {
+		case LJ_TTAB:
+			table(o);
+			break;
+		case LJ_TFUNC:
+			function(o);
+			break;
+		case LJ_TTHREAD:
+			thread(o);
+			break;
+		case LJ_TPROTO:
+			proto(o);
+			break;
+		case LJ_TUDATA:
+			// GCudata.metatable sits where GCtab's does (lj_obj.h).
+			ref(RefKind::metatable, 0, vm_.ref(o + ly_.tab_metatable).value_or(0));
+			break;
+		default:
+			break;
+		}
+	}
+
+private:
+	// Slots read per memory access while scanning a big table or stack.
+	static constexpr uint64_t chunk_slots = 4096;
+
+	void ref(RefKind kind, uint64_t key, uint64_t target)
+	{
+		if (target && !sink_.stopped())
+			sink_.ref(kind, key, target);
+	}
+	uint64_t slot_object(const unsigned char *p) const
+	{
+		return tvalue::gc_object_or_0(ly_, tvalue::load(p));
+	}
+
+	// Reads count slots from addr, stride bytes apart, in chunks; calls
+	// on_slot(index, the slot's bytes) for each. An unreadable chunk ends
+	// the scan, told as a problem of obj, which calls the slots `what`.
+	void scan(uint64_t addr, uint64_t count, size_t stride, const char *what, uint64_t obj,
+		  const auto &on_slot)
+	{
+		for (uint64_t done = 0; done < count && !sink_.stopped(); done += chunk_slots) {
+			uint64_t n = std::min(chunk_slots, count - done);
+			buf_.resize(n * stride);
+			auto r = vm_.memory().read(addr + done * stride,
+						   std::as_writable_bytes(std::span(buf_)));
+			if (!r) {
+				sink_.problem(obj, std::string(what) + " unreadable after " +
+							   std::to_string(done) + " of " +
+							   std::to_string(count) + ": " +
+							   r.error().reason + " at " +
+							   luajit_pointer(r.error().addr));
+				return;
+			}
+			for (uint64_t k = 0; k < n; k++)
+				on_slot(done + k, buf_.data() + k * stride);
+			sink_.scanned(n);
+		}
+	}
+
+	void table(uint64_t addr)
+	{
+		// The header's fields, read on their own: read_table() costs
+		// more on millions of tables.
+		object_size::VmObject f{vm_, addr};
+		const uint64_t metatable = f.ref(ly_.tab_metatable, ly_.ptrsize);
+		Table t{addr,
+			f.ref(ly_.tab_array, ly_.ptrsize),
+			f.at<uint32_t>(ly_.tab_asize),
+			f.ref(ly_.tab_node, ly_.ptrsize),
+			f.at<uint32_t>(ly_.tab_hmask),
+			ly_.node_size};
+		if (f.failed)
+			return;
+		ref(RefKind::metatable, 0, metatable);
+		if (t.asize > lj_limit::array_slots)
+			sink_.problem(addr, "table claims " + std::to_string(t.asize) +
+						    " array slots, more than LuaJIT allows");
+		else
+			scan(t.array, t.asize, 8, "array part", addr,
+			     [&](uint64_t k, const unsigned char *p) {
+				     double key = double(k);
+				     uint64_t bits;
+				     memcpy(&bits, &key, 8);
+				     ref(RefKind::index, bits, slot_object(p));
+			     });
+		if (t.hmask == 0) // the shared nilnode
+			return;
+		if (t.hmask >= lj_limit::hash_nodes) {
+			sink_.problem(addr, "table claims " + std::to_string(t.nodes()) +
+						    " hash nodes, more than LuaJIT allows");
+			return;
+		}
+		scan(t.node, t.nodes(), t.node_size, "hash part", addr,
+		     [&](uint64_t, const unsigned char *p) { hash_node(p); });
+	}
+
+	// A Node: the value, then the key (lj_obj.h).
+	void hash_node(const unsigned char *p)
+	{
+		uint64_t k = tvalue::load(p + 8);
+		if (tvalue::is_nil(ly_, k)) // free node
+			return;
+		uint64_t kgc = tvalue::gc_object_or_0(ly_, k);
+		bool string_key = tvalue::itype(ly_, k) == ~uint32_t(LJ_TSTR);
+		if (kgc && !string_key)
+			ref(RefKind::as_key, 0, kgc);
+		uint64_t vgc = slot_object(p);
+		if (!vgc)
+			return;
+		if (string_key)
+			ref(RefKind::field, kgc, vgc);
+		else if (tvalue::is_number(ly_, k))
+			ref(RefKind::index, k, vgc);
+		else
+			ref(RefKind::other_key, kgc ? kgc : ~tvalue::itype(ly_, k), vgc);
+	}
+
+	void function(uint64_t fn)
+	{
+		auto ffid = vm_.value<uint8_t>(fn + ly_.fn_ffid);
+		auto nup = vm_.value<uint8_t>(fn + ly_.fn_nupvalues);
+		if (!ffid || !nup)
+			return;
+		if (*ffid != LJ_FF_LUA) {
+			// GCfuncC: upvalue TValues follow the lua_CFunction.
+			scan(fn + ly_.fn_f + 8, *nup, 8, "upvalues", fn,
+			     [&](uint64_t k, const unsigned char *p) {
+				     ref(RefKind::c_upvalue, k, slot_object(p));
+			     });
+			return;
+		}
+		// The prototype sits right before the bytecode (lj_obj.h funcproto).
+		if (auto pc = vm_.ref(fn + ly_.fn_pc); pc && *pc > ly_.pt_size)
+			ref(RefKind::prototype, 0, *pc - ly_.pt_size);
+		// GCfuncL: uvptr[] to GCupval, whose v points at the value
+		// (closed: inside the upvalue; open: a stack slot).
+		for (uint32_t k = 0; k < *nup; k++) {
+			auto uv = vm_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
+			auto v = uv ? vm_.ref(*uv + ly_.uv_v) : uv;
+			auto tv = v ? vm_.value<uint64_t>(*v) : v;
+			if (tv)
+				ref(RefKind::upvalue, k, tvalue::gc_object_or_0(ly_, *tv));
+		}
+	}
+
+	// The slots in use, from the bottom of the stack to top.
+	void thread(uint64_t L)
+	{
+		auto stack = vm_.ref(L + ly_.L_stack);
+		auto top = vm_.value<uint64_t>(L + ly_.L_top);
+		auto stacksize = vm_.value<uint32_t>(L + ly_.L_stacksize);
+		if (!stack || !top || !stacksize || *top < *stack)
+			return;
+		uint64_t n = std::min<uint64_t>((*top - *stack) / 8, *stacksize);
+		if (n > lj_limit::stack_slots) {
+			sink_.problem(L, "thread's stack claims " + std::to_string(n) +
+						 " slots, more than LuaJIT allows");
+			return;
+		}
+		scan(*stack, n, 8, "stack", L, [&](uint64_t k, const unsigned char *p) {
+			ref(RefKind::stack_slot, k, slot_object(p));
+		});
+	}
+
+	// GC constants: GCRefs counted down from k (lj_obj.h proto_kgc).
+	void proto(uint64_t pt)
+	{
+		auto k = vm_.ref(pt + ly_.pt_k);
+		auto n = vm_.value<uint32_t>(pt + ly_.pt_sizekgc);
+		if (!k || !n)
+			return;
+		scan(*k - uint64_t(*n) * ly_.ptrsize, *n, ly_.ptrsize, "GC constants", pt,
+		     [&](uint64_t at, const unsigned char *p) {
+			     uint64_t gc = 0;
+			     memcpy(&gc, p, ly_.ptrsize);
+			     ref(RefKind::constant, *n - 1 - at, gc);
+		     });
+	}
+
+	const Vm &vm_;
+	const lj_layout &ly_;
+	Sink &sink_;
+	std::vector<unsigned char> buf_;
+};
+
+} // namespace ljcore
