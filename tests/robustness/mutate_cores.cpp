@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		if (!r->problems.empty())
+		if (r->diagnostics.has_problems())
 			partial++;
 		bool equal = !r->vms.empty() &&
 			     r->vms[0].stack.frames.size() == base->vms[0].stack.frames.size();
