@@ -6,12 +6,14 @@
 #include "analyzer/lua/luajit_arch.h"
 #include "analyzer/model/lua_text.h"
 #include "analyzer/nginx/nginx_request.h"
+#include "analyzer/stack/compiled_crash.h"
 #include "analyzer/stack/coroutines.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
-#include "analyzer/stack/compiled_crash.h"
 #include "analyzer/traces/trace_mcode.h"
 #include "analyzer/traces/traces.h"
+#include "analyzer/values/lua_locals.h"
+#include "analyzer/values/lua_print.h"
 
 namespace ljcore {
 
@@ -183,9 +185,8 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 			v.traces->executing = int32_t(compiled->frames.trace);
 	}
 	if (options.gc) {
-		v.gc = options.gc->paths
-			       ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
-			       : gc_census(vm, *options.gc);
+		v.gc = options.gc->paths ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
+					 : gc_census(vm, *options.gc);
 		for (auto &p : v.gc->diagnostics.problems())
 			ta.diag.problem("GC heap of VM " + luajit_pointer(c.g) + ": " + p);
 	}

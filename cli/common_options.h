@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "analyzer/values/lua_locals.h"
+#include "analyzer/options.h"
 
 // Declared only: CLI11's header constructs its validators at start-up in
 // every file that includes it, so only the files that add options do.

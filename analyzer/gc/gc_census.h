@@ -6,14 +6,9 @@
 
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/gc_model.h"
+#include "analyzer/options.h"
 
 namespace ljcore {
-
-struct GcCensusOptions {
-	size_t top = 10;        // largest objects to keep
-	size_t top_strings = 5; // largest strings to keep
-	bool paths = false;     // also a path from a root to each (gc_paths.h)
-};
 
 // Walks g->gc.root, g->gc.mmudata, the string table and every thread's
 // open upvalues once. Never fails: what could not be read ends one walk

@@ -9,15 +9,12 @@
 #include "analyzer/locate/layout_candidates.h"
 #include "analyzer/locate/vm_locator.h"
 #include "analyzer/model/analysis.h"
+#include "analyzer/options.h"
 #include "readers/diagnostics.h"
 #include "readers/native_stack.h"
 #include "readers/target.h"
 
 namespace ljcore {
-
-// When to scan writable memory for VMs: only when neither the VM register
-// nor a symbol found one, always (finds idle VMs too), or never.
-enum class ScanMode { automatic, always, never };
 
 struct LocatedVms {
 	LayoutSet layouts; // the candidates' layouts point into it

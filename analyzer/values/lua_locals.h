@@ -6,15 +6,11 @@
 
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
+#include "analyzer/options.h"
 #include "analyzer/traces/snapshot_values.h"
 #include "analyzer/values/lua_values.h"
 
 namespace ljcore {
-
-struct LocalsOptions {
-	bool all = false; // also (*temporary) and (*vararg) slots
-	ValueLimits limits;
-};
 
 // Fills frames[].variables of every Lua frame of stack. current_L: the
 // running coroutine (threads' status). For a stack that crashed in a

@@ -7,16 +7,11 @@
 
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/analysis.h"
+#include "analyzer/options.h"
 #include "analyzer/values/lua_path.h"
 #include "analyzer/values/lua_values.h"
 
 namespace ljcore {
-
-struct PrintRequest {
-	std::string expression;
-	LuaPath path;
-	ValueLimits limits;
-};
 
 // vm.stack must carry its frames' variables (read with LocalsOptions::all)
 // when the path starts at a local or an upvalue.
