@@ -115,6 +115,7 @@ TraceSet vm_traces(const Vm &vm, Arch arch, bool mcode, Diagnostics &diag)
 		else
 			diag.problem("machine code not disassembled: " + dis.error().message);
 	}
+	set.register_names = register_names(luajit_arch(arch));
 	if (!set.problem.empty())
 		diag.problem("traces of VM " + luajit_pointer(vm.g()) + ": " + set.problem);
 	for (auto &t : set.traces)

@@ -271,7 +271,7 @@ int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, bool
 				std::cerr << "ljcore: trace " << number << " could not be read\n";
 				return exit_partial;
 			}
-			render_trace_ir(out, *vm.traces, t, a.arch);
+			render_trace_ir(out, *vm.traces, t);
 			if (mcode)
 				render_trace_mcode(out, t);
 			return status;

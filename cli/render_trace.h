@@ -17,9 +17,8 @@ const char *irtype_name(unsigned t);
 // One line per trace: number, root, link, start, sizes, machine code.
 void render_trace_table(std::ostream &out, const Analysis &a);
 // The "---- TRACE n IR" section of jit.dump with "+rs": IR, registers and
-// spill slots, snapshots interleaved. arch names the registers.
-void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
-		     const std::string &arch);
+// spill slots, snapshots interleaved, registers named as set names them.
+void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t);
 // The machine code listing: address, instruction, and what LuaJIT's layout
 // says of it (entry, loop, exit and its snapshot, link to another trace).
 void render_trace_mcode(std::ostream &out, const Trace &t);

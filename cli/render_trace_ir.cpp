@@ -112,8 +112,8 @@ std::string escape_controls(const std::string &s)
 
 class IrDump {
 public:
-	IrDump(std::ostream &out, const TraceSet &set, const Trace &t, const std::string &arch)
-	    : out_(out), t_(t), arch_(arch), names_(fork_names(set.fork)),
+	IrDump(std::ostream &out, const TraceSet &set, const Trace &t)
+	    : out_(out), t_(t), register_names_(set.register_names), names_(fork_names(set.fork)),
 	      modes_(operand_modes(names_.ops))
 	{
 	}
@@ -260,19 +260,9 @@ private:
 
 	std::string reg_name(unsigned rid) const
 	{
-		if (arch_ == "aarch64") {
-			if (rid < 31)
-				return fmt("x%u", rid);
-			if (rid == 31)
-				return "sp";
-			return fmt("d%u", rid - 32);
-		}
-		static const char *const q[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp",
-						"rsi", "rdi", "r8",  "r9",  "r10", "r11",
-						"r12", "r13", "r14", "r15"};
-		if (rid < 16)
-			return q[rid];
-		return fmt("xmm%u", rid - 16);
+		if (rid < register_names_.size())
+			return register_names_[rid];
+		return fmt("rid%u", rid); // none the architecture has
 	}
 
 	// Where the register allocator put an instruction (RID_SINK and
@@ -446,7 +436,7 @@ private:
 
 	std::ostream &out_;
 	const Trace &t_;
-	std::string arch_;
+	const std::vector<std::string> &register_names_;
 	const ForkNames &names_;
 	std::array<lj_ir_op, 256> modes_;
 };
@@ -458,10 +448,9 @@ const char *irtype_name(unsigned t)
 	return t < std::size(irtype_names) ? irtype_names[t] : "???";
 }
 
-void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t,
-		     const std::string &arch)
+void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t)
 {
-	IrDump(out, set, t, arch).dump();
+	IrDump(out, set, t).dump();
 }
 
 } // namespace ljcore

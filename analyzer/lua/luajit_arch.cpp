@@ -14,4 +14,12 @@ const LuaJitArch &luajit_arch(Arch arch)
 	return *all_archs[size_t(arch)];
 }
 
+std::vector<std::string> register_names(const LuaJitArch &arch)
+{
+	std::vector<std::string> names(arch.gpr_names.begin(), arch.gpr_names.end());
+	for (unsigned i = 0; i < arch.fpr_count; i++)
+		names.push_back(arch.fpr_prefix + std::to_string(i));
+	return names;
+}
+
 } // namespace ljcore

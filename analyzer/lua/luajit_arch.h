@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "luajit/layout.h"
 #include "readers/arch/arch.h"
@@ -43,6 +45,11 @@ struct LuaJitArch {
 	// numbers, the vector ones from first_fpr (RID_MIN_FPR).
 	std::span<const int8_t> gpr_dwarf;
 	uint8_t first_fpr;
+	// How jit.dump names them: each general one, then the vector ones
+	// as fpr_prefix and their number, fpr_count of them.
+	std::span<const char *const> gpr_names;
+	const char *fpr_prefix;
+	uint8_t fpr_count;
 	ExitStubs exit_stubs;
 
 	// The layouts built in (luajit/layouts.h), in the order they are
@@ -57,6 +64,9 @@ struct LuaJitArch {
 };
 
 const LuaJitArch &luajit_arch(Arch arch);
+
+// The names of its register ids in order, as jit.dump prints them.
+std::vector<std::string> register_names(const LuaJitArch &arch);
 
 // The descriptions, one per file.
 extern const LuaJitArch luajit_x64;

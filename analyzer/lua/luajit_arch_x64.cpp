@@ -8,6 +8,8 @@ namespace {
 
 // RID order eax, ecx, edx, ebx, esp, ebp, esi, edi, r8..r15.
 constexpr int8_t gpr_dwarf[] = {0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15};
+constexpr const char *gpr_names[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+				     "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 
 // Which one fits is decided against memory: the order only says which is
 // tried first (newest upstream, then the Debian snapshots, then the forks;
@@ -55,6 +57,9 @@ constinit const LuaJitArch luajit_x64 = {
 	.cframe_fp_offset = -1,
 	.gpr_dwarf = gpr_dwarf,
 	.first_fpr = 16,
+	.gpr_names = gpr_names,
+	.fpr_prefix = "xmm",
+	.fpr_count = 16,
 	.exit_stubs = ExitStubs::shared_groups,
 	.builtin_layouts = layouts,
 	.dwarf_layout_name = "from DWARF, x86_64",

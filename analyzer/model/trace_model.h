@@ -120,6 +120,8 @@ struct TraceSet {
 	uint32_t mcode_unit = 1;
 	// x86_64: J->exitstubgroup[], the shared exit stubs (read with mcode).
 	std::vector<uint64_t> exit_stub_groups;
+	// The names of the machine's register ids, as jit.dump prints them.
+	std::vector<std::string> register_names;
 	std::vector<Trace> traces;
 	std::string problem; // why no traces could be listed
 };
