@@ -67,14 +67,9 @@ void Census::size_cdata(uint64_t o)
 bool Census::size_object(uint64_t o, uint8_t gct)
 {
 	switch (gct) {
-	case LJ_TSTR: {
-		auto s = object_size::string(ly_, obj_);
-		if (s.len > lj_limit::str_len)
-			implausible(o, "string of " + std::to_string(s.len) + " bytes");
-		count(GcType::string, o, s.total);
-		top_strings_.offer(s.total, o, GcType::string);
+	case LJ_TSTR:
+		size_string(o);
 		return true;
-	}
 	case LJ_TUPVAL:
 		count(GcType::upvalue, o, object_size::upvalue(ly_));
 		return true;

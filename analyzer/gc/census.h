@@ -11,6 +11,8 @@
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/object_bytes.h"
 #include "analyzer/gc/top_n.h"
+#include "analyzer/lua/limits.h"
+#include "analyzer/lua/object_size.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/lua_text.h"
 #include "luajit/trace_layout.h"
@@ -65,6 +67,16 @@ private:
 	// Sizes one object whose bytes obj_ holds, by its gct; false if it is
 	// no GC object we know.
 	bool size_object(uint64_t o, uint8_t gct);
+	// The same for a string: inline, as the string table's walk sizes
+	// millions of them from another file.
+	void size_string(uint64_t o)
+	{
+		auto s = object_size::string(ly_, obj_);
+		if (s.len > lj_limit::str_len)
+			implausible(o, "string of " + std::to_string(s.len) + " bytes");
+		count(GcType::string, o, s.total);
+		top_strings_.offer(s.total, o, GcType::string);
+	}
 	void size_trace(uint64_t o);
 	void size_cdata(uint64_t o);
 	uint64_t cdata_payload(uint16_t ctypeid);

@@ -115,7 +115,7 @@ bool Census::walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringS
 					" is no string");
 				return false;
 			}
-			size_object(l.addr, LJ_TSTR);
+			size_string(l.addr);
 			if (obj_.failed()) {
 				problem(missed("string table chain"));
 				return false;
