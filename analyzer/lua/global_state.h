@@ -23,6 +23,12 @@ public:
 	Read<uint64_t> jit_base() const { return vm_.ref(g_ + ly().g_jit_base); }
 	// g->gc.total: bytes allocated.
 	Read<uint64_t> gc_total() const { return vm_.ref(g_ + ly().g_gc_total); }
+	// g->gc.state: the collector's phase (GCSpause, GCSpropagate, ...).
+	Read<uint8_t> gc_state() const { return vm_.value<uint8_t>(g_ + LJ_G_GC_STATE(&ly())); }
+	// g->allocf and g->allocd: the allocator every object comes from, and
+	// its argument (lua_getallocf()).
+	Read<uint64_t> allocf() const { return vm_.value<uint64_t>(g_ + LJ_G_ALLOCF(&ly())); }
+	Read<uint64_t> allocd() const { return vm_.value<uint64_t>(g_ + LJ_G_ALLOCD(&ly())); }
 	// g->gc.root: the list of every GC object but strings, linked
 	// through GCHeader.nextgc (the first field of every object).
 	Read<uint64_t> gc_root() const { return vm_.ref(g_ + ly().g_gc_root); }

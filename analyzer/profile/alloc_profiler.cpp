@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "analyzer/lua/global_state.h"
 #include "analyzer/profile/alloc_sampler.h"
 #include "analyzer/profile/profiled_process.h"
 #include "analyzer/profile/sample_namer.h"
@@ -73,12 +74,12 @@ struct AllocProcess {
 
 	std::optional<uint64_t> gc_total() const
 	{
-		auto v = proc->mem->ref(proc->config.g + proc->layout.g_gc_total);
+		auto v = GlobalState(*proc->mem).gc_total();
 		return v ? std::optional(*v) : std::nullopt;
 	}
 	std::optional<uint8_t> gc_state() const
 	{
-		auto v = proc->mem->value<uint8_t>(proc->config.g + LJ_G_GC_STATE(&proc->layout));
+		auto v = GlobalState(*proc->mem).gc_state();
 		return v ? std::optional(*v) : std::nullopt;
 	}
 };
@@ -169,10 +170,9 @@ std::expected<std::vector<AllocProcess>, ProfileError> with_allocators(ProfiledP
 	for (auto &proc : found) {
 		AllocProcess ap;
 		ap.proc = std::move(proc);
-		const lj_layout &ly = ap.proc->layout;
-		uint64_t g = ap.proc->config.g;
-		auto allocf = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCF(&ly));
-		auto allocd = ap.proc->mem->value<uint64_t>(g + LJ_G_ALLOCD(&ly));
+		const GlobalState g(*ap.proc->mem);
+		auto allocf = g.allocf();
+		auto allocd = g.allocd();
 		if (!allocf || !*allocf || !allocd) {
 			std::string why = "process " + std::to_string(ap.proc->pid) +
 					  ": g->allocf or g->allocd unreadable";
