@@ -80,7 +80,7 @@ private:
 
 	const Vm &vm_;
 	const lj_layout &ly_;
-	std::vector<std::string> problems_listed_;
+	Diagnostics problems_listed_;
 	GcPathOptions options_;
 	std::vector<Node> nodes_;
 	SeenObjects seen_;
@@ -96,7 +96,7 @@ private:
 void Search::problem(uint64_t obj, const std::string &what)
 {
 	if (problems_++ < max_listed_problems)
-		problems_listed_.push_back("paths: object " + luajit_pointer(obj) + ": " + what);
+		problems_listed_.problem("paths: object " + luajit_pointer(obj) + ": " + what);
 }
 
 void Search::add_root(const std::string &label, uint64_t obj)
@@ -219,8 +219,7 @@ void Search::run()
 void Search::fill(GcCensus &census)
 {
 	census.paths_complete = !stopped_;
-	for (const std::string &p : problems_listed_)
-		census.diagnostics.problem(p);
+	census.diagnostics.merge(problems_listed_);
 	if (problems_ > max_listed_problems)
 		census.diagnostics.problem(
 			"paths: " + std::to_string(problems_ - max_listed_problems) +

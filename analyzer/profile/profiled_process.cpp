@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analyzer/locate/locate.h"
+
 namespace ljcore {
 
 namespace {

@@ -6,7 +6,6 @@
 #include <memory>
 #include <vector>
 
-#include "analyzer/locate/locate.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/profile/profiler.h"
 #include "analyzer/session.h"
