@@ -19,7 +19,8 @@
  * A second walk would take the BPF verifier past its limits, so the start
  * is checked by its first link (lj_walk_first_link_holds()), which is
  * what breaks then: the registers, else the frame BASE returns to, else
- * L->base, the first that holds (lj_profile_interp_start()).
+ * L->base, else the frame PC returns to, the first that holds
+ * (lj_profile_interp_start(); analyzer/stack/interpreter_start.h).
  */
 #ifndef LJCORE_LUAJIT_PROFILE_WALK_H
 #define LJCORE_LUAJIT_PROFILE_WALK_H
@@ -62,7 +63,7 @@ LJ_INLINE u32 lj_profile_interp_start(void *ctx, const struct lj_layout *ly, str
 
 	if (lj_walk_first_link_holds(ctx, ly, w, L, stack, *base))
 		return LJ_PROFILE_FROM_REGS;
-	if (lj_walk_returning_to(ctx, ly, w, *base, pc, &other) == 0 &&
+	if (lj_walk_returning_to(ctx, ly, w, *base, pc, 1, &other) == 0 &&
 	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
 		*base = other;
 		return LJ_PROFILE_FROM_RETURN;
@@ -71,6 +72,12 @@ LJ_INLINE u32 lj_profile_interp_start(void *ctx, const struct lj_layout *ly, str
 	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
 		*base = other;
 		return LJ_PROFILE_FROM_L_BASE;
+	}
+	/* One-slot links (!LJ_FR2): the first result overwrote the link. */
+	if (lj_walk_returning_to(ctx, ly, w, *base, pc, 0, &other) == 0 &&
+	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
+		*base = other;
+		return LJ_PROFILE_FROM_RETURN;
 	}
 	return LJ_PROFILE_FROM_REGS;
 }

@@ -297,23 +297,31 @@ LJ_INLINE int lj_walk_framepc(void *ctx, const struct lj_layout *ly, struct lj_w
 /*
  * The base of the frame that the Lua frame at base returns to, when the
  * interpreter is caught returning from it (BC_RET*, a fast function's
- * ->fff_res in vm_x64.dasc): PC already holds the return address loaded
- * from the frame's link, and the results may already cover the frame's
- * function slot, so the frame itself no longer walks. Returns 0 with
- * *caller_base set (frame_prevl(), then one slot up, where the return
- * leaves BASE), or -1 when the link at base is not a Lua link to pc.
+ * ->fff_res in vm_x64.dasc and vm_x86.dasc): PC already holds the return
+ * address loaded from the frame's link, and the results may already cover
+ * the frame's function slot, so the frame itself no longer walks. The
+ * caller's frame follows from pc alone (frame_prevl(), then one slot up,
+ * where the return leaves BASE). With linked, only if the link still holds
+ * pc: a two-slot link (LJ_FR2) outlives the first result, a one-slot link
+ * does not, and then pc is all there is. Returns 0 with *caller_base set,
+ * or -1.
  */
 LJ_INLINE int lj_walk_returning_to(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
-				   u64 base, u64 pc, u64 *caller_base)
+				   u64 base, u64 pc, int linked, u64 *caller_base)
 {
 	u64 link = base - 8, prev;
 	s64 ftsz;
 
-	if (lj_frame_ftsz(ctx, ly, w, link, &ftsz) != 0)
+	/* A Lua link is the pc itself: type bits zero, as bytecode is aligned. */
+	if ((pc & LJ_FRAME_TYPE) != LJ_FRAME_LUA)
 		return -1;
-	if ((ftsz & LJ_FRAME_TYPE) != LJ_FRAME_LUA || lj_ftsz_pc(ly, ftsz) != pc)
-		return -1;
-	if (lj_frame_prevl(ctx, ly, w, link, ftsz, &prev) != 0 || prev >= link)
+	if (linked) {
+		if (lj_frame_ftsz(ctx, ly, w, link, &ftsz) != 0)
+			return -1;
+		if ((ftsz & LJ_FRAME_TYPE) != LJ_FRAME_LUA || lj_ftsz_pc(ly, ftsz) != pc)
+			return -1;
+	}
+	if (lj_frame_prevl(ctx, ly, w, link, (s64)pc, &prev) != 0 || prev >= link)
 		return -1;
 	*caller_base = prev + 8;
 	return 0;

@@ -28,33 +28,35 @@ WalkStart interpreter_start(const Vm &vm, uint64_t L, const InterpreterRegs &reg
 				     "(L->base lags while the interpreter runs bytecode)");
 		return from_registers;
 	}
-	const std::string broken = "; from the register, " + registers_problem;
-	if (auto caller = returning_to(vm, regs.base, regs.pc)) {
-		const WalkStart from_caller{L, *caller, regs.pc};
-		if (frame_chain_problem(vm, from_caller).empty()) {
-			diag.evidence(said + broken +
-				      "; PC is the return address of the frame at the register, "
-				      "whose results may cover its function: walked from the frame "
-				      "it returns to, " +
-				      luajit_pointer(*caller));
-			return from_caller;
+	// The other starts, in the order interpreter_start.h gives.
+	struct Other {
+		std::optional<uint64_t> base;
+		const char *what;
+	};
+	const Other others[] = {
+		{returning_to(vm, regs.base, regs.pc, true),
+		 "the frame the register's returns to (its link is PC, as when returning; "
+		 "the results may cover its function)"},
+		{agree || !l_base ? std::nullopt : std::optional<uint64_t>(*l_base),
+		 "L->base (stored there before the register was reused, as before a call "
+		 "to C)"},
+		{returning_to(vm, regs.base, regs.pc, false),
+		 "the frame PC returns to (a one-slot link the results overwrote)"},
+	};
+	std::string said_of_others = "; from the register, " + registers_problem;
+	for (const Other &o : others) {
+		if (!o.base)
+			continue;
+		const WalkStart start{L, *o.base, regs.pc};
+		const std::string problem = frame_chain_problem(vm, start);
+		if (problem.empty()) {
+			diag.evidence(said + said_of_others + "; walked from " + o.what + ", " +
+				      luajit_pointer(*o.base) + ", whose frame chain holds");
+			return start;
 		}
+		said_of_others += "; from " + luajit_pointer(*o.base) + ", " + problem;
 	}
-	if (l_base && !agree) {
-		const WalkStart from_l_base{L, *l_base, regs.pc};
-		const std::string l_base_problem = frame_chain_problem(vm, from_l_base);
-		if (l_base_problem.empty()) {
-			diag.evidence(said + broken +
-				      "; L->base's frame chain holds: walked from it (the "
-				      "interpreter stored BASE there and reused the register, as "
-				      "it does before calling C)");
-			return from_l_base;
-		}
-		diag.evidence(said + broken + "; from L->base, " + l_base_problem +
-			      ": walked from the register");
-		return from_registers;
-	}
-	diag.evidence(said + broken + "; no other start holds: walked from the register");
+	diag.evidence(said + said_of_others + "; no start holds: walked from the register");
 	return from_registers;
 }
 

@@ -8,9 +8,11 @@
 // checked against the frame chain (frame_chain_problem()) and the first
 // that holds is taken:
 //   1. the registers, BASE and PC;
-//   2. the frame BASE returns to, with PC (lj_walk_returning_to());
+//   2. the frame BASE returns to, if its link is PC (lj_walk_returning_to());
 //   3. L->base, with PC (the function on top there is the one PC is in
-//      when L->base is current; a C function's pc is not read from it).
+//      when L->base is current; a C function's pc is not read from it);
+//   4. the frame PC returns to, the link gone: with one-slot links
+//      (!LJ_FR2) the first result overwrites it.
 // When none holds, the registers stay, and the walk says where they broke.
 #pragma once
 

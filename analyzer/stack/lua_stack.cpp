@@ -178,12 +178,12 @@ std::string frame_chain_problem(const Vm &mem, const WalkStart &start)
 	return "more than " + std::to_string(max_lua_frames) + " frames";
 }
 
-std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc)
+std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc, bool linked)
 {
 	WalkContext ctx{&mem.memory(), {}};
 	lj_walk w{};
 	uint64_t caller_base = 0;
-	if (lj_walk_returning_to(&ctx, &mem.layout(), &w, base, pc, &caller_base) != 0)
+	if (lj_walk_returning_to(&ctx, &mem.layout(), &w, base, pc, linked, &caller_base) != 0)
 		return std::nullopt;
 	return caller_base;
 }

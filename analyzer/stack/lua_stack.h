@@ -34,9 +34,10 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymboli
 std::string frame_chain_problem(const Vm &mem, const WalkStart &start);
 
 // lj_walk_returning_to() (luajit/walker.h): the base of the frame the
-// frame at base returns to, when the interpreter's PC already holds that
-// frame's return address; nullopt if it does not.
-std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc);
+// frame at base returns to, when the interpreter's PC is its return
+// address, as the frame's link says (linked) or as pc alone says; nullopt
+// if not.
+std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc, bool linked);
 
 // One frame as the walker (luajit/walker.h, struct lj_frame) visits it.
 struct WalkedFrame {

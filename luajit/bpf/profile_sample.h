@@ -50,7 +50,7 @@ enum lj_profile_source {
 enum lj_profile_start {
 	LJ_PROFILE_FROM_STATE = 0, /* L->base, or g->jit_base in a trace */
 	LJ_PROFILE_FROM_REGS,      /* the interpreter's BASE and PC */
-	LJ_PROFILE_FROM_RETURN,    /* the frame BASE returns to, with PC */
+	LJ_PROFILE_FROM_RETURN,    /* the frame PC returns to, with PC */
 	LJ_PROFILE_FROM_L_BASE,    /* L->base, with PC */
 };
 
