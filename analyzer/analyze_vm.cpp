@@ -8,6 +8,7 @@
 #include "analyzer/nginx/nginx_request.h"
 #include "analyzer/stack/compiled_crash.h"
 #include "analyzer/stack/coroutines.h"
+#include "analyzer/stack/interpreter_start.h"
 #include "analyzer/stack/lua_runs.h"
 #include "analyzer/stack/lua_stack.h"
 #include "analyzer/traces/trace_mcode.h"
@@ -40,13 +41,15 @@ std::optional<CompiledCrash> walk_current(TargetAnalysis &ta, const Vm &vm, cons
 	const Target &target = ta.target;
 	WalkStart start;
 	start.L = v.current_thread ? v.current_thread : v.main_thread;
-	// In the interpreter itself L->base is stale: BASE and PC are
-	// live in registers of the innermost VM frame (vm_x64.dasc).
+	// In the interpreter itself L->base may be stale: BASE and PC are
+	// in registers of the innermost VM frame (vm_x64.dasc), as evidence
+	// that the frame chain confirms or not.
 	const LuaJitArch &lj = luajit_arch(target.arch());
 	if (c.thread && c.frame && *c.frame == 0 && v.vmstate == ~0 && lj.base_reg >= 0) {
 		const NativeFrame &f = ta.stacks[*c.thread].frames[0];
-		start.base = f.regs.dwarf[size_t(lj.base_reg)];
-		start.top_pc = f.regs.dwarf[size_t(lj.pc_reg)];
+		InterpreterRegs regs{f.regs.dwarf[size_t(lj.base_reg)],
+				     f.regs.dwarf[size_t(lj.pc_reg)]};
+		start = interpreter_start(vm, start.L, regs, ta.diag);
 	}
 	std::optional<CompiledCrash> compiled;
 	if (v.vmstate >= 0)

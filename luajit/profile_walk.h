@@ -11,6 +11,16 @@
  * live BASE and PC are in the interpreter's registers (vm_x64.dasc: BASE
  * rdx, PC rbx). In a trace, the frame the trace started in is at
  * g->jit_base. Otherwise (C, GC, the compiler) L->base is current.
+ *
+ * The registers are evidence, not truth: caught returning, the
+ * interpreter has PC in the caller while BASE is still the callee's,
+ * whose function slot the results may cover; caught before a call to C,
+ * it has stored BASE to L->base and may have reused rdx for an argument.
+ * A second walk would take the BPF verifier past its limits, so the start
+ * is checked by its first link (lj_walk_first_link_holds()), which is
+ * what breaks then: the registers, else the frame BASE returns to, else
+ * L->base, else the frame PC returns to, the first that holds
+ * (lj_profile_interp_start(); analyzer/stack/interpreter_start.h).
  */
 #ifndef LJCORE_LUAJIT_PROFILE_WALK_H
 #define LJCORE_LUAJIT_PROFILE_WALK_H
@@ -43,6 +53,36 @@ LJ_INLINE u64 lj_profile_ref(void *ctx, const struct lj_layout *ly, u64 addr)
 }
 
 /*
+ * Where a walk in the interpreter starts: *base is its BASE register and pc
+ * its PC. Returns the lj_profile_start taken, *base changed to match.
+ */
+LJ_INLINE u32 lj_profile_interp_start(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
+				      u64 L, u64 stack, u64 *base, u64 pc)
+{
+	u64 other = 0;
+
+	if (lj_walk_first_link_holds(ctx, ly, w, L, stack, *base))
+		return LJ_PROFILE_FROM_REGS;
+	if (lj_walk_returning_to(ctx, ly, w, *base, pc, 1, &other) == 0 &&
+	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
+		*base = other;
+		return LJ_PROFILE_FROM_RETURN;
+	}
+	if (LJ_READ(ctx, &other, L + ly->L_base, 8) == 0 && other != *base &&
+	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
+		*base = other;
+		return LJ_PROFILE_FROM_L_BASE;
+	}
+	/* One-slot links (!LJ_FR2): the first result overwrote the link. */
+	if (lj_walk_returning_to(ctx, ly, w, *base, pc, 0, &other) == 0 &&
+	    lj_walk_first_link_holds(ctx, ly, w, L, stack, other)) {
+		*base = other;
+		return LJ_PROFILE_FROM_RETURN;
+	}
+	return LJ_PROFILE_FROM_REGS;
+}
+
+/*
  * Fills out's header (pid and tid are the caller's) and, when there are
  * frames to walk, starts the walk in w. Returns 1 if the caller is to run
  * lj_profile_step() until it returns nonzero, then lj_profile_end().
@@ -61,7 +101,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	out->ret = ret;
 	out->nframes = 0;
 	out->truncated = 0;
-	out->regs_used = 0;
+	out->start = LJ_PROFILE_FROM_STATE;
 	out->status = 0;
 	out->bad_addr = 0;
 	out->vmstate = 0;
@@ -85,7 +125,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	if (vmstate == LJ_VMSTATE_INTERP && r->user && r->rdx > stack && r->rdx < maxstack) {
 		base = r->rdx;
 		top_pc = r->rbx;
-		out->regs_used = 1;
+		out->start = lj_profile_interp_start(ctx, ly, w, L, stack, &base, top_pc);
 	} else if (vmstate >= 0) {
 		base = lj_profile_ref(ctx, ly, vm->g + ly->g_jit_base);
 	}

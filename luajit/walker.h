@@ -295,6 +295,71 @@ LJ_INLINE int lj_walk_framepc(void *ctx, const struct lj_layout *ly, struct lj_w
 }
 
 /*
+ * The base of the frame that the Lua frame at base returns to, when the
+ * interpreter is caught returning from it (BC_RET*, a fast function's
+ * ->fff_res in vm_x64.dasc and vm_x86.dasc): PC already holds the return
+ * address loaded from the frame's link, and the results may already cover
+ * the frame's function slot, so the frame itself no longer walks. The
+ * caller's frame follows from pc alone (frame_prevl(), then one slot up,
+ * where the return leaves BASE). With linked, only if the link still holds
+ * pc: a two-slot link (LJ_FR2) outlives the first result, a one-slot link
+ * does not, and then pc is all there is. Returns 0 with *caller_base set,
+ * or -1.
+ */
+LJ_INLINE int lj_walk_returning_to(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
+				   u64 base, u64 pc, int linked, u64 *caller_base)
+{
+	u64 link = base - 8, prev;
+	s64 ftsz;
+
+	/* A Lua link is the pc itself: type bits zero, as bytecode is aligned. */
+	if ((pc & LJ_FRAME_TYPE) != LJ_FRAME_LUA)
+		return -1;
+	if (linked) {
+		if (lj_frame_ftsz(ctx, ly, w, link, &ftsz) != 0)
+			return -1;
+		if ((ftsz & LJ_FRAME_TYPE) != LJ_FRAME_LUA || lj_ftsz_pc(ly, ftsz) != pc)
+			return -1;
+	}
+	if (lj_frame_prevl(ctx, ly, w, link, (s64)pc, &prev) != 0 || prev >= link)
+		return -1;
+	*caller_base = prev + 8;
+	return 0;
+}
+
+/*
+ * Whether a walk of L from base starts on a frame: the frame's slot holds
+ * a function (or L, the dummy frame of lj_err_optype_call()) and its link
+ * leads down the stack, not below its bottom (or base is at the bottom).
+ * One link of those lj_walk_next() checks, for a caller that cannot afford
+ * to walk them all (BPF): the one a register caught mid-call or mid-return
+ * breaks.
+ */
+LJ_INLINE int lj_walk_first_link_holds(void *ctx, const struct lj_layout *ly, struct lj_walk *w,
+				       u64 L, u64 stack, u64 base)
+{
+	u64 frame = base - 8, bot = stack + 8 * ly->fr2, gc, prev;
+	s64 ftsz;
+	u8 gct;
+
+	if (frame == bot)
+		return 1;
+	if (frame < bot)
+		return 0;
+	if (lj_frame_gc(ctx, ly, w, frame, &gc) != 0 ||
+	    lj_frame_ftsz(ctx, ly, w, frame, &ftsz) != 0 ||
+	    lj_frame_prev(ctx, ly, w, frame, ftsz, &prev) != 0)
+		return 0;
+	if (prev >= frame || prev < bot)
+		return 0;
+	if (gc == L)
+		return 1;
+	if (LJ_READ(ctx, &gct, gc + LJ_GCT_OFFSET(ly), 1) != 0)
+		return 0;
+	return gct == LJ_TFUNC;
+}
+
+/*
  * Start a walk of the lua_State L. base overrides L->base and top_pc gives
  * the pc of a Lua function on top (both from VM registers when the crash
  * is in the interpreter itself); pass 0 to use what L says.

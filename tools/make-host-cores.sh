@@ -8,6 +8,12 @@
 #   oracle.<kind>.txt               debug.traceback("", 1) of the crashing VM (main thread)
 #   parked.<kind>.txt               the same, of the VM parked in the worker thread
 #   exe                             symlink to the host; sysroot for aarch64 (qemu) cores
+# Also, for the x86_64 variants of busy_variants below, build/hosts/<variant>/busy_vms
+# (testdata/hosts/busy_vms.c: three workers running Lua, a VM each, while the main thread's
+# VM crashes) and build/cores/<variant>/busy_vms/:
+#   core.N, oracle.N.txt            N = 1..busy_runs: kernel cores (sparse, about 1 MB on
+#                                   disk each), the crashed VM's debug.traceback("", 1)
+#   exe                             symlink to the host
 # Cached: outputs newer than the sources and the library are kept.
 set -euo pipefail
 
@@ -28,6 +34,47 @@ newer() { # OUT: OUT exists and is newer than every source, the library and (if 
   [[ -s $1 ]] || return 1
   for s in "${sources[@]}" "$lib"; do [[ $1 -nt $s ]] || return 1; done
   [[ $1 == "$exe" || $1 -nt $exe ]]
+}
+
+# The busy host: its cores catch workers anywhere in the interpreter, now and then between
+# storing BASE to L->base and calling C. Fifty of them on one variant of each GC ref width,
+# kept uncompressed (ljcore reads each in milliseconds), keep the check within seconds.
+busy_variants=" upstream-gc64-debug luajit2-gc32-debug "
+busy_runs=50
+busy_sources=("$hosts/busy_vms.c" "$hosts/busy.lua" "$hosts/crash.lua")
+
+# make_busy_cores VARIANT LIB: the busy host's cores of VARIANT, when not cached.
+make_busy_cores() {
+  local v=$1 lib=$2 exe dir i s fresh=1 rc found
+  exe=$root/build/hosts/$v/busy_vms
+  dir=$root/build/cores/$v/busy_vms
+  for s in "${busy_sources[@]}" "$lib"; do [[ $exe -nt $s ]] || fresh=0; done
+  if ((!fresh)); then
+    gcc -g -O1 -pthread -rdynamic -I"$(dirname "$lib")" -o "$exe" "$hosts/busy_vms.c" "$lib" -lm -ldl
+  fi
+  for ((i = 1; i <= busy_runs; i++)); do
+    [[ $dir/core.$i -nt $exe && $dir/oracle.$i.txt -nt $exe ]] || fresh=0
+  done
+  ((fresh)) && return 0
+  rm -rf "$dir" && mkdir -p "$dir/run"
+  ln -sfn "$exe" "$dir/exe"
+  cp "$hosts/busy.lua" "$hosts/crash.lua" "$dir/run/"
+  cd "$dir/run"
+  for ((i = 1; i <= busy_runs; i++)); do
+    rm -f core core.[0-9]*
+    rc=0
+    ( ulimit -c unlimited; ORACLE=../oracle.$i.txt timeout 60 "$exe" busy.lua crash.lua 3; exit $? ) \
+      >run.log 2>&1 || rc=$?
+    found=
+    for s in core core.[0-9]*; do [[ -f $s ]] && found=$s; done
+    if ((rc <= 128)) || [[ -z $found ]]; then
+      echo "$v/busy_vms: run $i gave rc=$rc and no core; see $dir/run/run.log" >&2
+      return 1
+    fi
+    mv "$found" "../core.$i"
+  done
+  cd "$root" && rm -rf "$dir/run"
+  echo "$v/busy_vms: $busy_runs kernel cores ok"
 }
 
 failed=0
@@ -78,5 +125,9 @@ for v in "${variants[@]}"; do
       echo "$v/two_vms: gdb wrote no core; see $dir/run.gcore.log" >&2; failed=1; fi
   fi
   cd "$root"
+  if ((kernel_ok)) && [[ $busy_variants == *" $v "* ]]; then
+    make_busy_cores "$v" "$lib" || failed=1
+    cd "$root"
+  fi
 done
 exit $failed

@@ -76,7 +76,12 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	auto deadline = start + std::chrono::duration<double>(o.duration_s);
 	// The ring buffer hands over what it holds in one call: a sampler that
 	// outruns naming must not keep the profile going past its end.
+	// Samples whose walk from the interpreter's registers broke and was
+	// started again (lj_profile_retry() in luajit/profile_walk.h).
+	uint64_t from_return = 0, from_l_base = 0;
 	Sampler::Handler handler = [&](const lj_profile_sample &s) {
+		from_return += s.start == LJ_PROFILE_FROM_RETURN;
+		from_l_base += s.start == LJ_PROFILE_FROM_L_BASE;
 		auto c = by_pid.find(s.pid);
 		if (Clock::now() > deadline + std::chrono::seconds(1))
 			tally.count("failed: not named before the profile's end", true);
@@ -103,6 +108,13 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		p.outcomes.push_back({outcome, n.first, n.second});
 	for (auto &[frames, n] : tally.stacks)
 		p.stacks.push_back({frames, n});
+	if (from_return + from_l_base)
+		p.diagnostics.note(std::to_string(from_return + from_l_base) +
+				   " samples caught the interpreter with its BASE register off the "
+				   "frame chain (returning, or reused before a call to C): walked "
+				   "from the frame being returned to in " +
+				   std::to_string(from_return) + ", from L->base in " +
+				   std::to_string(from_l_base));
 	for (auto &[why, n] : tally.without_native)
 		p.diagnostics.note("--native: " + std::to_string(n) +
 				   " samples without native frames: " + why);

@@ -266,7 +266,7 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 	// In the interpreter without its registers (a sample in the kernel, or
 	// the userspace sampler not stopping the thread), the walk started at
 	// L->base: the frames as of the VM's last exit to C, not the pc's.
-	if (s.vmstate == -1 && !s.regs_used && !at_allocator)
+	if (s.vmstate == -1 && s.start == LJ_PROFILE_FROM_STATE && !at_allocator)
 		what = "Lua, from L->base (no registers)";
 	if (what == "GC" || what == "JIT compiler")
 		frames.push_back({ProfileFrameKind::state, what, "", -1, -1, 0});

@@ -160,6 +160,34 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymboli
 	return stack;
 }
 
+std::string frame_chain_problem(const Vm &mem, const WalkStart &start)
+{
+	WalkContext ctx{&mem.memory(), {}};
+	const lj_layout *ly = &mem.layout();
+	lj_walk w{};
+	if (lj_walk_init(&ctx, ly, &w, start.L, start.base, start.top_pc) != 0)
+		return walk_problem(w, ctx);
+	for (size_t n = 0; n < max_lua_frames; n++) {
+		lj_frame fr{};
+		int st = lj_walk_next(&ctx, ly, &w, &fr);
+		if (st == LJ_WALK_END)
+			return {};
+		if (st != LJ_WALK_OK)
+			return walk_problem(w, ctx);
+	}
+	return "more than " + std::to_string(max_lua_frames) + " frames";
+}
+
+std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc, bool linked)
+{
+	WalkContext ctx{&mem.memory(), {}};
+	lj_walk w{};
+	uint64_t caller_base = 0;
+	if (lj_walk_returning_to(&ctx, &mem.layout(), &w, base, pc, linked, &caller_base) != 0)
+		return std::nullopt;
+	return caller_base;
+}
+
 void name_frames(const Vm &mem, const std::vector<WalkedFrame> &raw, const TraceFrames *compiled,
 		 size_t ncompiled, const CodeSymbolizer &symbolize, LuaStack &stack)
 {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,17 @@ struct WalkStart {
 using CodeSymbolizer = std::function<std::string(uint64_t)>;
 
 LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize);
+
+// Whether a walk from start holds: every frame link leads down the stack
+// to its bottom. Empty if it does, else why not, as walk_lua_stack() would
+// say it. Frames are not named, so it costs little more than the reads.
+std::string frame_chain_problem(const Vm &mem, const WalkStart &start);
+
+// lj_walk_returning_to() (luajit/walker.h): the base of the frame the
+// frame at base returns to, when the interpreter's PC is its return
+// address, as the frame's link says (linked) or as pc alone says; nullopt
+// if not.
+std::optional<uint64_t> returning_to(const Vm &mem, uint64_t base, uint64_t pc, bool linked);
 
 // One frame as the walker (luajit/walker.h, struct lj_frame) visits it.
 struct WalkedFrame {

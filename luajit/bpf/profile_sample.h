@@ -44,6 +44,16 @@ enum lj_profile_source {
 	LJ_PROFILE_NOT_STOPPED, /* --blocking: the thread did not stop in time */
 };
 
+/* Where a sample's walk started. In the interpreter, from its registers;
+ * when their first frame link did not hold, from the frame BASE returns
+ * to or from L->base, whichever's does (../profile_walk.h). */
+enum lj_profile_start {
+	LJ_PROFILE_FROM_STATE = 0, /* L->base, or g->jit_base in a trace */
+	LJ_PROFILE_FROM_REGS,      /* the interpreter's BASE and PC */
+	LJ_PROFILE_FROM_RETURN,    /* the frame PC returns to, with PC */
+	LJ_PROFILE_FROM_L_BASE,    /* L->base, with PC */
+};
+
 struct lj_profile_sample {
 	u32 pid;
 	u32 tid;
@@ -52,7 +62,7 @@ struct lj_profile_sample {
 	s32 vmstate; /* g->vmstate */
 	u32 nframes;
 	u32 truncated; /* deeper than LJ_PROFILE_MAX_FRAMES */
-	u32 regs_used; /* base and pc came from the interpreter's registers */
+	u32 start;     /* enum lj_profile_start: where the walk started */
 	u64 ip;        /* the user pc at the sample */
 	u64 ret;       /* the word at the user sp: the return address of a leaf
 			* helper a trace called (lj_vm_modi, ...) */
