@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/analyze.h"
+#include "analyzer/session.h"
 
 namespace ljcore {
 
@@ -28,6 +29,12 @@ struct SnapshotResult {
 // those zeros for the process's data.
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options, bool only_read_bytes = false);
+
+// The bytes of the core snapshot_core writes, of a core already open
+// (`ljcore catch`: a core's head over the dying process's memory), for
+// the caller to write where and how it must.
+Expected<std::vector<std::byte>> snapshot_image(const CoreSession &session,
+						const AnalyzeOptions &options);
 
 // The same for a running process: its threads stay stopped while the
 // analysis runs and the pages it read are copied, then run on; the

@@ -30,6 +30,11 @@ struct CoreSegment {
 class ElfCore final : public Target {
 public:
 	static Expected<std::unique_ptr<ElfCore>> open(const std::string &path, FileLookup lookup);
+	// The head of a core the kernel is still writing (its headers and
+	// notes, `ljcore catch`): what the file does not hold yet of each
+	// segment's p_filesz bytes is read from the dying process's memory.
+	static Expected<std::unique_ptr<ElfCore>>
+	open_head(const std::string &path, FileLookup lookup, const Memory &unwritten);
 	~ElfCore() override;
 	ElfCore(const ElfCore &) = delete;
 	ElfCore &operator=(const ElfCore &) = delete;
@@ -67,9 +72,13 @@ public:
 	const std::vector<LoadedModule> &modules_without_nt_file() const { return modules_; }
 	// The note segments as they are in the file, for writing snapshots.
 	const std::vector<std::byte> &raw_notes() const { return raw_notes_; }
+	// Whether this is a core's head read with the process's memory.
+	bool head_only() const { return unwritten_ != nullptr; }
 
 private:
 	ElfCore() = default;
+	static Expected<std::unique_ptr<ElfCore>>
+	open_with(const std::string &path, FileLookup lookup, const Memory *unwritten);
 	Expected<void> load_segments();
 	Expected<void> load_notes();
 	void mappings_from_memory(const FileLookup &lookup);
@@ -100,6 +109,7 @@ private:
 	Diagnostics diagnostics_;
 	std::vector<std::byte> raw_notes_;
 	std::vector<LoadedModule> modules_;
+	const Memory *unwritten_ = nullptr; // open_head()'s process memory
 };
 
 } // namespace ljcore
