@@ -62,27 +62,31 @@ void log_line(const std::string &text, int level)
 }
 constexpr int log_warning = 4, log_info = 6;
 
-bool read_full(int fd, std::byte *out, size_t n)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = read(fd, out + done, n - done);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		done += size_t(r);
-	}
-	return true;
-}
-
 // The ELF header, program headers and notes the kernel writes first,
-// read from the pipe (the memory that follows is read from the process).
-Expected<std::vector<std::byte>> read_core_head(int fd)
+// read from the pipe into head (the memory that follows is read from the
+// process). What was read stays in head when it is not a core's: it is
+// passed on all the same.
+Expected<void> read_core_head(int fd, std::vector<std::byte> &head)
 {
-	std::vector<std::byte> head(sizeof(Elf64_Ehdr));
-	if (!read_full(fd, head.data(), head.size()))
-		return fail("the core ends before its ELF header");
+	// Reads the head up to end bytes, or says where the core ended.
+	auto read_to = [&](uint64_t end, const char *where) -> Expected<void> {
+		size_t had = head.size();
+		head.resize(size_t(end));
+		size_t done = had;
+		while (done < head.size()) {
+			ssize_t r = read(fd, head.data() + done, head.size() - done);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				head.resize(done);
+				return fail(std::string("the core ends in its ") + where);
+			}
+			done += size_t(r);
+		}
+		return {};
+	};
+	if (auto r = read_to(sizeof(Elf64_Ehdr), "ELF header"); !r)
+		return r;
 	Elf64_Ehdr eh;
 	std::memcpy(&eh, head.data(), sizeof eh);
 	if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -93,24 +97,20 @@ Expected<std::vector<std::byte>> read_core_head(int fd)
 	uint64_t phdrs_end = eh.e_phoff + uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr);
 	if (eh.e_phoff < sizeof eh || phdrs_end > max_head_bytes)
 		return fail("program headers out of place");
-	head.resize(size_t(phdrs_end));
-	if (!read_full(fd, head.data() + sizeof eh, head.size() - sizeof eh))
-		return fail("the core ends in its program headers");
+	if (auto r = read_to(phdrs_end, "program headers"); !r)
+		return r;
 	uint64_t notes_end = phdrs_end;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 		std::memcpy(&ph, head.data() + eh.e_phoff + i * sizeof ph, sizeof ph);
-		if (ph.p_type == PT_NOTE && ph.p_offset + ph.p_filesz > notes_end &&
-		    ph.p_offset + ph.p_filesz >= ph.p_offset)
-			notes_end = ph.p_offset + ph.p_filesz;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > max_head_bytes ||
+		    ph.p_offset > max_head_bytes)
+			continue;
+		notes_end = std::max(notes_end, ph.p_offset + ph.p_filesz);
 	}
 	if (notes_end > max_head_bytes)
 		return fail("notes larger than " + std::to_string(max_head_bytes) + " bytes");
-	size_t had = head.size();
-	head.resize(size_t(notes_end));
-	if (!read_full(fd, head.data() + had, head.size() - had))
-		return fail("the core ends in its notes");
-	return head;
+	return read_to(notes_end, "notes");
 }
 
 template <typename T> bool parse_number(const std::string &s, T &out)
@@ -249,7 +249,8 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 	else
 		log_line(s.error().message + "; default settings", log_warning);
 
-	auto head = read_core_head(0);
+	std::vector<std::byte> head_bytes;
+	auto head = read_core_head(0, head_bytes);
 	if (!head)
 		log_line(who + ": " + head.error().message, log_warning);
 	auto crashes = CrashDir::open(dir);
@@ -263,7 +264,7 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 	if (head && crashes && crashes->admit(facts.exe, settings.rate, facts.time)) {
 		Opened opened;
 		int out_dir = -1;
-		if (auto r = open_for_analysis(facts.host_pid, *head, opened); !r) {
+		if (auto r = open_for_analysis(facts.host_pid, head_bytes, opened); !r) {
 			log_line(who + ": " + r.error().message, log_warning);
 		} else if (auto t = crashes->make_temp(sandbox_uid, sandbox_gid); !t) {
 			log_line(t.error().message, log_warning);
@@ -335,8 +336,7 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 		if (kept.fd >= 0)
 			sinks.push_back(&kept);
 	}
-	pass_core(head ? std::span<const std::byte>(*head) : std::span<const std::byte>(), 0,
-		  sinks);
+	pass_core(head_bytes, 0, sinks);
 	for (CoreSink *s : sinks)
 		close(s->fd);
 	if (program.pid > 0)
