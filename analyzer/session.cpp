@@ -20,7 +20,7 @@ Expected<std::unique_ptr<Memory>> open_process_memory(int32_t pid)
 	auto memory = ProcMemory::open(pid);
 	if (!memory)
 		return std::unexpected(memory.error());
-	return std::make_unique<ProcMemory>(std::move(*memory));
+	return std::move(*memory);
 }
 
 Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &lookup,

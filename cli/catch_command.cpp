@@ -55,6 +55,9 @@ public:
 				"(default 10)");
 		cmd->add_option("--deadline", settings_.deadline_seconds,
 				"seconds one crash's analysis may take (default 30)");
+		cmd->add_flag("--redact", settings_.redact,
+			      "string values (locals, the nginx request) as their lengths, in "
+			      "reports and snapshots");
 		cmd->add_option("args", args_, "--list: the directory; --handle: the kernel's");
 	}
 

@@ -56,7 +56,7 @@ _ljcore()
 	print) opts="$common --json --max-string --depth --max-items" ;;
 	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --help" ;;
 	snapshot) opts="$common --output --all" ;;
-	catch) opts="--install --uninstall --list --handle --dir --keep-core --chain --size-cap --quota --rate --deadline --help" ;;
+	catch) opts="--install --uninstall --list --handle --dir --keep-core --chain --size-cap --quota --rate --deadline --redact --help" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))
 		[[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- "$cur"))

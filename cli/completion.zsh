@@ -70,6 +70,7 @@ _ljcore_command() {
 			'--quota[bytes the directory may hold]:bytes:' \
 			'--rate[reports a minute per executable]:count:' \
 			'--deadline[seconds one analysis may take]:seconds:' \
+			'--redact[string values as their lengths]' \
 			'*:directory:_files -/' ;;
 	fixture)
 		_arguments '1:action:(new check update)' '*:fixture or core:_files' ;;

@@ -42,8 +42,12 @@ public:
 	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override;
 
 	MemoryView view(uint64_t addr) const override;
-	// The core is mapped read-only; files behind it open under a lock.
-	bool concurrent_reads() const override { return true; }
+	// The core is mapped read-only; files behind it open under a lock. A
+	// core's head reads the rest from a Memory that may not allow it.
+	bool concurrent_reads() const override
+	{
+		return !unwritten_ || unwritten_->concurrent_reads();
+	}
 
 	// Only what the core file itself holds, never served from disk.
 	std::expected<void, ReadMiss> read_core_only(uint64_t addr, std::span<std::byte> out) const;

@@ -6,6 +6,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/snapshot.h"
 #include "cli/catch/files.h"
+#include "cli/catch/redact.h"
 #include "cli/render.h"
 #include "cli/run_analysis.h"
 
@@ -27,7 +28,10 @@ std::string innermost_lua_frame(const Analysis &a)
 			luajit_traceback(text, one, 0);
 			std::string line = text.str();
 			auto tab = line.find('\t');
-			return tab == std::string::npos ? line : line.substr(tab + 1);
+			line = tab == std::string::npos ? line : line.substr(tab + 1);
+			while (!line.empty() && line.back() == '\n')
+				line.pop_back();
+			return line;
 		}
 	return "";
 }
@@ -61,6 +65,8 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 	in.sysroot = sysroot;
 	LocalsFlags locals;
 	locals.locals = "on";
+	if (settings.redact)
+		locals.limits.max_string = 0; // strings as their lengths
 	AnalyzeOptions options = stack_options(in, true, locals);
 	auto session = open_core_head(head_path, options.lookup, memory);
 	if (!session) {
@@ -71,6 +77,9 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 	if (a.vms.empty())
 		return report_no_vm;
 	a.source = "process " + std::to_string(facts.host_pid) + " (" + facts.comm + ")";
+	std::vector<std::pair<uint64_t, uint64_t>> blank;
+	if (settings.redact)
+		blank = redact(a);
 
 	std::ostringstream text, json;
 	render_text(text, a, {.explain = false, .all = true});
@@ -96,7 +105,26 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 	if (!write_capped("report.txt", as_bytes(text.str())) ||
 	    !write_capped("report.json", as_bytes(json.str())))
 		return report_not_written;
-	auto image = snapshot_image(*session, options);
+	// Every coroutine's stack keeps a page of every object the heap walk
+	// read: over the cap, the running coroutine's alone. A heap larger
+	// than the cap is not even tried (its walk would keep most of it).
+	uint64_t heap = 0;
+	for (const VmResult &vm : a.vms)
+		heap += vm.gc_total;
+	Expected<std::vector<std::byte>> image = fail("not made");
+	if (heap <= budget)
+		image = snapshot_image(*session, options, blank);
+	if (heap > budget || (image && image->size() > budget)) {
+		left_out +=
+			(left_out.empty() ? "" : ", ") +
+			std::string("from snapshot.core: the stacks of coroutines not running (") +
+			(heap > budget ? "a heap of " + std::to_string(heap) + " bytes"
+				       : std::to_string(image->size()) + " bytes with them") +
+			", over the size cap)";
+		AnalyzeOptions running = options;
+		running.all_coroutines = false;
+		image = snapshot_image(*session, running, blank);
+	}
 	if (!image)
 		left_out += (left_out.empty() ? "" : ", ") + std::string("snapshot.core (") +
 			    image.error().message + ")";

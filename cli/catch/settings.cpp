@@ -51,7 +51,8 @@ std::string settings_text(const Settings &s)
 	    << "size-cap=" << s.size_cap << "\n"
 	    << "quota=" << s.quota << "\n"
 	    << "rate=" << s.rate << "\n"
-	    << "deadline=" << s.deadline_seconds << "\n";
+	    << "deadline=" << s.deadline_seconds << "\n"
+	    << "redact=" << (s.redact ? 1 : 0) << "\n";
 	return out.str();
 }
 
@@ -85,6 +86,8 @@ Expected<Settings> read_settings(const std::string &dir)
 			ok = parse_number(value, s.rate);
 		} else if (key == "deadline") {
 			ok = parse_number(value, s.deadline_seconds);
+		} else if (key == "redact") {
+			s.redact = value == "1";
 		}
 		if (!ok)
 			return fail(dir + "/" + settings_file + ": bad value in '" + line + "'");

@@ -21,6 +21,7 @@ struct Settings {
 	uint64_t quota = 1ull << 30;     // bytes of the whole directory
 	unsigned rate = 10;              // reports a minute per executable
 	unsigned deadline_seconds = 30;  // for the analysis of one crash
+	bool redact = false;             // string values as their lengths
 };
 
 constexpr const char *settings_file = ".catch.conf";

@@ -10,6 +10,12 @@
 #   chain: a LuaJIT and a non-LuaJIT crash reach the file handler that was
 #     there before (core_pattern "core"), byte for byte the core the kernel
 #     piped (the one --keep-core kept), with no report for the non-LuaJIT one.
+#   redact: with --redact, a string local shows as its length in the report
+#     and as zeros in snapshot.core (the core has its bytes).
+#   container: a crash in its own PID namespace and root (unshare, chroot):
+#     the report has both PIDs, its files come from the process's root (the
+#     executable is at a path the host does not have), the traceback is the
+#     oracle's.
 #   burst VARIANT: 100 crashes in 10 s: at most --rate reports, the quota
 #     holds, nothing half-written, the summary counts all 100.
 # Changes kernel.core_pattern and core_pipe_limit: both are restored on any
@@ -194,9 +200,65 @@ case_burst() {
   echo "ok: 100 crashes in ${took}s, $rate reported, $n kept ($used bytes)"
 }
 
+case_redact() {
+  local exe=$root/build/luajit/upstream-gc64-debug/src/luajit
+  [[ -x $exe ]] || skip "$exe not built (tools/build-luajit.sh)"
+  install --redact --keep-core=always --chain
+  mkdir -p "$tmp/redact"
+  cp "$root/testdata/catch/redact.lua" "$tmp/redact/"
+  ( cd "$tmp/redact" && ulimit -c 0 && exec "$exe" redact.lua ) >/dev/null 2>&1 || true
+  settle
+  local c; c=$(only_crash) secret=red_acted_secret_42
+  grep -qF "$secret" "$c/core" || fail "the core does not hold the string: a broken test"
+  grep -qF 'secret = ""... (len 19)' "$c/report.txt" || fail "report.txt: no length for the string"
+  ! grep -qF "$secret" "$c/report.txt" "$c/report.json" || fail "the report holds the string"
+  # The string object's bytes are zeros in the snapshot (LuaJIT's string
+  # buffer may still hold a copy of the last concatenation: README.md).
+  "$ljcore" bt --locals "$c/snapshot.core" >"$tmp/snap.txt" || fail "bt of the snapshot failed"
+  grep -q "redact.lua:7" "$tmp/snap.txt" || fail "the snapshot lost the stack"
+  grep -qF 'secret = "\0\0\0' "$tmp/snap.txt" || fail "the snapshot's string is not zeros"
+  ! grep -qF "$secret" "$tmp/snap.txt" || fail "the snapshot shows the string"
+  echo "ok: the string is only its length"
+}
+
+case_container() {
+  local exe=$root/build/luajit/upstream-gc64-debug/src/luajit
+  [[ -x $exe ]] || skip "$exe not built (tools/build-luajit.sh)"
+  command -v unshare >/dev/null && command -v chroot >/dev/null || skip "no unshare or chroot"
+  # The container: luajit at /ljcore-catch-test-luajit (no such file on the
+  # host), its libraries, the scenario.
+  local box=$tmp/box lib
+  mkdir -p "$box"
+  cp "$exe" "$box/ljcore-catch-test-luajit"
+  for lib in $(ldd "$exe" | grep -o '/[^ ]*'); do
+    mkdir -p "$box$(dirname "$lib")"
+    cp -L "$lib" "$box$lib"
+  done
+  cp "$root/testdata/scenarios/nested_calls.lua" "$box/"
+  install --chain
+  # sh is the namespace's init, luajit its child: "; exit" keeps sh from
+  # exec'ing it.
+  unshare --pid --fork sh -c "cd / && ORACLE=/oracle.txt chroot '$box' \
+    /ljcore-catch-test-luajit nested_calls.lua; exit 0" >/dev/null 2>&1 || true
+  settle
+  [[ -s $box/oracle.txt ]] || fail "no oracle written in the container"
+  local c; c=$(only_crash)
+  grep -qx 'namespace pid: 2' "$c/crash.txt" || fail "crash.txt: not the container's PID: $(cat "$c/crash.txt")"
+  local host_pid; host_pid=$(sed -n 's/^pid: //p' "$c/crash.txt")
+  [[ $host_pid != 2 ]] || fail "crash.txt: not the host's PID"
+  grep -q 'lua_pcall' "$c/report.txt" || fail "report.txt: no symbols from the container's luajit"
+  { tail -c +2 "$box/oracle.txt"; printf '\n'; } >"$tmp/expected"
+  "$ljcore" bt --format=luajit --level 1 --sysroot "$box" "$c/snapshot.core" >"$tmp/actual" ||
+    fail "bt of the snapshot failed"
+  diff -u "$tmp/expected" "$tmp/actual" || fail "snapshot's traceback is not the oracle's"
+  echo "ok: host pid $host_pid, container pid 2, files from the container"
+}
+
 case "$case" in
   scenario) case_scenario "$@" ;;
   chain) case_chain ;;
   burst) case_burst "$@" ;;
-  *) echo "usage: $0 LJCORE ROOT scenario|chain|burst ..." >&2; exit 2 ;;
+  redact) case_redact ;;
+  container) case_container ;;
+  *) echo "usage: $0 LJCORE ROOT scenario|chain|redact|container|burst ..." >&2; exit 2 ;;
 esac

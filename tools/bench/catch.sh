@@ -22,13 +22,14 @@ trap restore EXIT
 trap 'exit 143' TERM
 
 # One crash: a worker filled to MB, then SIGSEGV; prints the milliseconds
-# from the signal to its parent reaping it.
+# from the signal to its parent reaping it. LIMIT: its ulimit -c.
 crash_once() {
-  local ready=$out/catch-ready.$$
+  local limit=$1 ready=$out/catch-ready.$$
   rm -f "$ready" core core.[0-9]*
-  ( ulimit -c unlimited; MB=$mb HANG=c exec "$exe" "$root/tools/bench/fill_heap.lua" ) \
+  ( ulimit -c "$limit"; MB=$mb HANG=c exec "$exe" "$root/tools/bench/fill_heap.lua" ) \
     2>"$ready" &
   local pid=$!
+  echo "$pid" >"$out/catch-last-pid"
   until grep -q hanging "$ready" 2>/dev/null; do sleep 0.2; done
   local t0; t0=$(date +%s%N)
   kill -SEGV "$pid"
@@ -42,25 +43,32 @@ median_of() { tr ' ' '\n' | median; }
 kernel_ms=() catch_ms=()
 printf 'core\n' >"$pattern_file"
 for ((i = 0; i < runs; i++)); do
-  kernel_ms+=("$(crash_once)")
-  core_bytes=$(stat -c %s core* | head -1)
+  kernel_ms+=("$(crash_once unlimited)")
+  core_bytes=$(cat core* | wc -c)
   rm -f core core.[0-9]*
 done
 
+# --chain: other processes' cores still go where they went. The worker's
+# own core limit is 0: the kernel still pipes it to ljcore catch, which
+# passes it on to no file, as the kernel would not write one.
 rm -rf "$crashes"
 printf '%s\n' "$saved_pattern" >"$pattern_file"
-"$ljcore" catch --install --dir "$crashes" --rate 1000 >/dev/null
+"$ljcore" catch --install --chain --dir "$crashes" --rate 1000 >/dev/null
 for ((i = 0; i < runs; i++)); do
-  catch_ms+=("$(crash_once)")
+  catch_ms+=("$(crash_once 0)")
 done
 "$ljcore" catch --uninstall --dir "$crashes" >/dev/null
-snapshot_bytes=$(stat -c %s "$crashes"/2*/snapshot.core | head -1)
-report_bytes=$(du -sb "$crashes"/2*/ | head -1 | cut -f1)
+# Other processes that crashed meanwhile are in the directory too: the
+# last worker's crash is the one named by its PID.
+mine=$(echo "$crashes"/2*-"$(<"$out/catch-last-pid")")
+snapshot_bytes=$(stat -c %s "$mine/snapshot.core" 2>/dev/null || true)
+report_bytes=$(du -sb "$mine" | cut -f1)
 
 {
   echo "heap: $mb MB; $runs crashes each; signal to reaped, median"
   echo "kernel writes the core: $(echo "${kernel_ms[*]}" | median_of) ms (${kernel_ms[*]})"
   echo "ljcore catch:           $(echo "${catch_ms[*]}" | median_of) ms (${catch_ms[*]})"
-  echo "core: $core_bytes bytes; snapshot.core: $snapshot_bytes bytes;" \
+  echo "core: $core_bytes bytes; snapshot.core: ${snapshot_bytes:-none} bytes;" \
        "whole crash directory: $report_bytes bytes"
+  sed -n 's/^left out: /left out: /p' "$mine/crash.txt"
 } | tee catch.txt
