@@ -16,6 +16,9 @@
 #     the report has both PIDs, its files come from the process's root (the
 #     executable is at a path the host does not have), the traceback is the
 #     oracle's.
+#   nginx: a real nginx worker (Debian nginx + libnginx-mod-http-lua) crashed
+#     in a content_by_lua handler: the report shows the request, the
+#     snapshot the oracle's traceback and what the full core shows.
 #   burst VARIANT: 100 crashes in 10 s: at most --rate reports, the quota
 #     holds, nothing half-written, the summary counts all 100.
 # Changes kernel.core_pattern and core_pipe_limit: both are restored on any
@@ -254,11 +257,47 @@ case_container() {
   echo "ok: host pid $host_pid, container pid 2, files from the container"
 }
 
+case_nginx() {
+  local nginx=/usr/sbin/nginx prefix=$tmp/nginx
+  [[ -x $nginx && -f /usr/lib/nginx/modules/ngx_http_lua_module.so ]] ||
+    skip "nginx or libnginx-mod-http-lua is not installed (tools/bootstrap.sh installs them)"
+  command -v curl >/dev/null || skip "no curl"
+  install --keep-core=always --chain
+  mkdir -p "$prefix/tmp"
+  cp "$root/testdata/nginx/nginx.conf" "$prefix/"
+  (cd "$prefix" && ORACLE=$prefix/oracle.txt "$nginx" -p "$prefix/" -c nginx.conf \
+     -g "user root; working_directory $prefix;") || fail "nginx did not start"
+  local i
+  for ((i = 0; i < 50; i++)); do [[ -S $prefix/nginx.sock ]] && break; sleep 0.1; done
+  curl -s -o /dev/null --max-time 10 --unix-socket "$prefix/nginx.sock" -H "Host: example.test" \
+    "http://localhost/crash?how=abort&id=42" || true
+  for ((i = 0; i < 100; i++)); do grep -q "exited on signal" "$prefix/error.log" && break; sleep 0.1; done
+  kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+  settle
+  local c; c=$(only_crash)
+  grep -q 'nginx request .*GET /crash?how=abort&id=42' "$c/report.txt" ||
+    { grep nginx "$c/report.txt"; fail "report.txt: no request"; }
+  grep -q 'example.test' "$c/report.txt" || fail "report.txt: no Host"
+  { tail -c +2 "$prefix/oracle.txt"; printf '\n'; } >"$tmp/expected"
+  "$ljcore" bt --format=luajit --level 1 "$c/snapshot.core" >"$tmp/actual" ||
+    fail "bt of the snapshot failed"
+  diff -u "$tmp/expected" "$tmp/actual" || fail "snapshot's traceback is not the oracle's"
+  local cmd
+  for cmd in "bt --all" "bt --locals"; do
+    $ljcore $cmd "$c/core" >"$tmp/core.out" 2>&1 || true
+    $ljcore $cmd "$c/snapshot.core" >"$tmp/snap.out" 2>&1 || true
+    diff -u "$tmp/core.out" "$tmp/snap.out" || fail "$cmd: snapshot.core differs from the core"
+  done
+  echo "ok: nginx worker ($(stat -c %s "$c/snapshot.core") bytes of snapshot," \
+       "$(stat -c %s "$c/core") of core)"
+}
+
 case "$case" in
   scenario) case_scenario "$@" ;;
   chain) case_chain ;;
   burst) case_burst "$@" ;;
   redact) case_redact ;;
   container) case_container ;;
-  *) echo "usage: $0 LJCORE ROOT scenario|chain|redact|container|burst ..." >&2; exit 2 ;;
+  nginx) case_nginx ;;
+  *) echo "usage: $0 LJCORE ROOT scenario|chain|redact|container|nginx|burst ..." >&2; exit 2 ;;
 esac
