@@ -1,10 +1,32 @@
 #include "analyzer/session.h"
 
+#include "readers/proc_memory.h"
+
 namespace ljcore {
 
 Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup)
 {
 	auto core = ElfCore::open(path, lookup);
+	if (!core)
+		return std::unexpected(core.error());
+	auto native = NativeSession::open_core(**core);
+	if (!native)
+		return std::unexpected(native.error().context(path));
+	return CoreSession{std::move(*core), std::move(*native)};
+}
+
+Expected<std::unique_ptr<Memory>> open_process_memory(int32_t pid)
+{
+	auto memory = ProcMemory::open(pid);
+	if (!memory)
+		return std::unexpected(memory.error());
+	return std::move(*memory);
+}
+
+Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &lookup,
+				     const Memory &process_memory)
+{
+	auto core = ElfCore::open_head(path, lookup, process_memory);
 	if (!core)
 		return std::unexpected(core.error());
 	auto native = NativeSession::open_core(**core);

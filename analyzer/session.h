@@ -21,6 +21,17 @@ struct CoreSession {
 };
 Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup);
 
+// /proc/PID/mem, opened read-only: a process's memory without ptrace (a
+// process the kernel is dumping cannot be attached to). Opened while
+// still privileged; read after.
+Expected<std::unique_ptr<Memory>> open_process_memory(int32_t pid);
+
+// The head of a core the kernel is writing (headers and notes, read from
+// the pipe), with the rest read from the dying process's memory: what
+// `ljcore catch` analyzes instead of spooling the whole core.
+Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &lookup,
+				     const Memory &process_memory);
+
 // A process attached for reading, with its native unwinder; its threads run
 // again on process->resume() or when this goes away.
 struct LiveSession {

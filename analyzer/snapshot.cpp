@@ -193,31 +193,14 @@ Expected<Reads> reads_of_core_alone(const std::string &core_path, AnalyzeOptions
 	return Reads{rec.pages(), rec.words()};
 }
 
-} // namespace
-
-Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
-				       const AnalyzeOptions &options, bool only_read_bytes)
+// What a snapshot of the core keeps: its notes and the pages the analysis
+// (options) read, with alone's besides (only_read_bytes: of those pages
+// only the words read).
+CoreContents minimized_core(const CoreSession &session, const AnalyzeOptions &full,
+			    const Reads &alone, bool only_read_bytes)
 {
-	// The JIT's traces too, with what the trace table reads of their
-	// machine code: a few pages. Every coroutine only when asked for:
-	// finding them walks the GC heap, and whole pages of every object's
-	// header would be most of a big heap.
-	AnalyzeOptions full = options;
-	full.traces = true;
-	full.mcode = true;
-	// Only ljcore reads such a core back, and from the core alone.
-	Reads alone;
-	if (only_read_bytes) {
-		auto r = reads_of_core_alone(core_path, full);
-		if (!r)
-			return std::unexpected(r.error());
-		alone = std::move(*r);
-	}
-	auto session = open_core(core_path, options.lookup);
-	if (!session)
-		return std::unexpected(session.error());
-	const ElfCore &core = *session->core;
-	const NativeSession &native = *session->native;
+	const ElfCore &core = *session.core;
+	const NativeSession &native = *session.native;
 	RecordingTarget rec(core, only_read_bytes);
 	rec.add(alone.pages, alone.words);
 	analyze_target(rec, native, full);
@@ -249,9 +232,58 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 				writable_page = seg.writable;
 		add_page(out.memory, p * page, std::move(bytes), writable_page);
 	}
+	return out;
+}
+
+} // namespace
+
+Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
+				       const AnalyzeOptions &options, bool only_read_bytes)
+{
+	// The JIT's traces too, with what the trace table reads of their
+	// machine code: a few pages. Every coroutine only when asked for:
+	// finding them walks the GC heap, and whole pages of every object's
+	// header would be most of a big heap.
+	AnalyzeOptions full = options;
+	full.traces = true;
+	full.mcode = true;
+	// Only ljcore reads such a core back, and from the core alone.
+	Reads alone;
+	if (only_read_bytes) {
+		auto r = reads_of_core_alone(core_path, full);
+		if (!r)
+			return std::unexpected(r.error());
+		alone = std::move(*r);
+	}
+	auto session = open_core(core_path, options.lookup);
+	if (!session)
+		return std::unexpected(session.error());
+	CoreContents out = minimized_core(*session, full, alone, only_read_bytes);
 	struct stat st;
 	uint64_t source_bytes = stat(core_path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
 	return write_snapshot(out_path, out, source_bytes);
+}
+
+Expected<std::vector<std::byte>>
+snapshot_image(const CoreSession &session, const AnalyzeOptions &options,
+	       std::span<const std::pair<uint64_t, uint64_t>> blank)
+{
+	AnalyzeOptions full = options;
+	full.traces = true;
+	full.mcode = true;
+	CoreContents out = minimized_core(session, full, Reads{}, false);
+	for (CorePiece &piece : out.memory) {
+		const uint64_t end = piece.vaddr + piece.bytes.size();
+		for (auto [addr, size] : blank) {
+			uint64_t from = std::max(addr, piece.vaddr);
+			uint64_t to = std::min(addr + std::min(size, UINT64_MAX - addr), end);
+			if (from < to)
+				std::fill(piece.bytes.begin() + ptrdiff_t(from - piece.vaddr),
+					  piece.bytes.begin() + ptrdiff_t(to - piece.vaddr),
+					  std::byte{0});
+		}
+	}
+	return core_image(out);
 }
 
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,

@@ -38,6 +38,7 @@ extern const Subcommand print_subcommand;
 extern const Subcommand profile_subcommand;
 extern const Subcommand snapshot_subcommand;
 extern const Subcommand fixture_subcommand;
+extern const Subcommand catch_subcommand;
 
 // What a Subcommand's make is: a Command of type C, as the interface.
 template <class C> std::unique_ptr<Command> make_command()

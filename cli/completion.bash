@@ -6,7 +6,7 @@ _ljcore()
 	local cmd= i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		analyze|bt|traces|trace|gc|print|profile|snapshot|fixture) cmd=${COMP_WORDS[i]}; break ;;
+		analyze|bt|traces|trace|gc|print|profile|snapshot|fixture|catch) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 
@@ -33,14 +33,20 @@ _ljcore()
 	--backend)
 		COMPREPLY=($(compgen -W "auto bpf userspace" -- "$cur"))
 		return ;;
-	--top|--level|--max-string|--depth|--max-items|--rate|--duration|--sample-bytes)
+	--keep-core)
+		COMPREPLY=($(compgen -W "never lua always" -- "$cur"))
+		return ;;
+	--dir|--handle)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--top|--level|--max-string|--depth|--max-items|--rate|--duration|--sample-bytes|--size-cap|--quota|--deadline)
 		return ;;
 	esac
 
 	local opts
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "analyze bt traces trace gc print profile snapshot fixture --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze bt traces trace gc print profile snapshot fixture catch --version --help" -- "$cur"))
 		return ;;
 	analyze) opts="$common --json --explain --all --locals --max-string --depth --max-items" ;;
 	bt) opts="$common --format --json --all --level --locals --max-string --depth --max-items" ;;
@@ -50,6 +56,7 @@ _ljcore()
 	print) opts="$common --json --max-string --depth --max-items" ;;
 	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --help" ;;
 	snapshot) opts="$common --output --all" ;;
+	catch) opts="--install --uninstall --list --handle --dir --keep-core --chain --size-cap --quota --rate --deadline --redact --help" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))
 		[[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- "$cur"))

@@ -58,6 +58,20 @@ _ljcore_command() {
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;
+	catch)
+		_arguments '--install[run ljcore catch at every crash (kernel.core_pattern)]' \
+			'--uninstall[put back the core_pattern it replaced]' \
+			'--list[the caught crashes, newest first]' \
+			'--handle[what the kernel runs]:directory:_files -/' \
+			'--dir[where crashes go]:directory:_files -/' \
+			'--keep-core[also keep the whole core]:when:(never lua always)' \
+			'--chain[pass every core on to the previous handler]' \
+			'--size-cap[bytes written per crash]:bytes:' \
+			'--quota[bytes the directory may hold]:bytes:' \
+			'--rate[reports a minute per executable]:count:' \
+			'--deadline[seconds one analysis may take]:seconds:' \
+			'--redact[string values as their lengths]' \
+			'*:directory:_files -/' ;;
 	fixture)
 		_arguments '1:action:(new check update)' '*:fixture or core:_files' ;;
 	esac
@@ -74,5 +88,6 @@ _arguments \
 		print\:"one Lua value by its path"
 		profile\:"sample a live process'"'"'s Lua stacks"
 		snapshot\:"write a minimized core"
-		fixture\:"regression fixtures"))' \
+		fixture\:"regression fixtures"
+		catch\:"the kernel'"'"'s core handler for LuaJIT crashes"))' \
 	'*::arguments:_ljcore_command'

@@ -36,7 +36,7 @@ void append_note(std::vector<std::byte> &notes, const std::string &name, uint32_
 	pad4(notes);
 }
 
-Expected<void> write_core(const std::string &path, const CoreContents &c, bool compress)
+Expected<std::vector<std::byte>> core_image(const CoreContents &c, bool compress)
 {
 	const size_t nphdr = 1 + c.memory.size();
 	const uint64_t page = 4096;
@@ -88,10 +88,18 @@ Expected<void> write_core(const std::string &path, const CoreContents &c, bool c
 		packed.resize(n);
 		image.swap(packed);
 	}
+	return image;
+}
+
+Expected<void> write_core(const std::string &path, const CoreContents &c, bool compress)
+{
+	auto image = core_image(c, compress);
+	if (!image)
+		return std::unexpected(image.error());
 	std::ofstream out(path, std::ios::binary | std::ios::trunc);
 	if (!out)
 		return fail(path + ": " + strerror(errno));
-	out.write(reinterpret_cast<const char *>(image.data()), std::streamsize(image.size()));
+	out.write(reinterpret_cast<const char *>(image->data()), std::streamsize(image->size()));
 	out.flush();
 	if (!out)
 		return fail(path + ": write failed");

@@ -31,6 +31,9 @@ struct CoreContents {
 void append_note(std::vector<std::byte> &notes, const std::string &name, uint32_t type,
 		 std::span<const std::byte> desc);
 
+// The bytes of the core file; zstd-compressed when compress is set.
+Expected<std::vector<std::byte>> core_image(const CoreContents &contents, bool compress = false);
+
 // Writes the core; compressed with zstd (which ljcore reads back directly)
 // when compress is set.
 Expected<void> write_core(const std::string &path, const CoreContents &contents,

@@ -28,7 +28,9 @@ void report_core_modules(Dwfl *dwfl, const ElfCore &core)
 
 Expected<void> report_core(Dwfl *dwfl, const ElfCore &core)
 {
-	if (core.files().core_only()) {
+	if (core.files().core_only() || core.head_only()) {
+		// A core's head (`ljcore catch`): libdwfl would read the link_map
+		// chain from segments the head does not hold.
 		report_core_modules(dwfl, core);
 	} else if (!core.modules_without_nt_file().empty()) {
 		// No NT_FILE: libdwfl cannot find the modules itself.

@@ -47,8 +47,21 @@ ElfCore::~ElfCore()
 
 Expected<std::unique_ptr<ElfCore>> ElfCore::open(const std::string &path, FileLookup lookup)
 {
+	return open_with(path, std::move(lookup), nullptr);
+}
+
+Expected<std::unique_ptr<ElfCore>> ElfCore::open_head(const std::string &path, FileLookup lookup,
+						      const Memory &unwritten)
+{
+	return open_with(path, std::move(lookup), &unwritten);
+}
+
+Expected<std::unique_ptr<ElfCore>> ElfCore::open_with(const std::string &path, FileLookup lookup,
+						      const Memory *unwritten)
+{
 	std::unique_ptr<ElfCore> core(new ElfCore());
 	core->path_ = path;
+	core->unwritten_ = unwritten;
 	auto image = CoreImage::open(path);
 	if (!image)
 		return std::unexpected(image.error());
@@ -139,10 +152,10 @@ Expected<void> ElfCore::load_segments()
 	uint64_t needed = 0;
 	for (auto &seg : segments_)
 		needed = std::max(needed, seg.offset + seg.filesz);
-	if (needed > image_->size())
+	if (needed > image_->size() && !unwritten_)
 		diagnostics_.problem("core is truncated: " + std::to_string(image_->size()) +
-				    " bytes of " + std::to_string(needed) +
-				    "; memory past the end reads as missing");
+				     " bytes of " + std::to_string(needed) +
+				     "; memory past the end reads as missing");
 	return {};
 }
 
@@ -158,7 +171,7 @@ Expected<void> ElfCore::load_notes()
 			continue;
 		if (ph.p_offset > image_->size() || ph.p_filesz > image_->size() - ph.p_offset) {
 			diagnostics_.problem("note segment runs past the end of the file "
-					    "(truncated core?)");
+					     "(truncated core?)");
 			cut = true;
 			continue;
 		}
@@ -344,10 +357,17 @@ std::expected<void, ReadMiss> ElfCore::read_core_only(uint64_t addr, std::span<s
 				ReadMiss{at, "not dumped in the core (p_filesz < p_memsz)"});
 		size_t n = std::min<uint64_t>(out.size() - done, s->filesz - rel);
 		uint64_t off = s->offset + rel;
-		if (off > image_->size() || n > image_->size() - off)
-			return std::unexpected(
-				ReadMiss{at, "past the end of the core file (truncated)"});
-		memcpy(out.data() + done, image_->data() + off, n);
+		if (off > image_->size() || n > image_->size() - off) {
+			if (!unwritten_)
+				return std::unexpected(
+					ReadMiss{at, "past the end of the core file (truncated)"});
+			// Bytes the kernel has yet to write: the same, from the
+			// process it writes them from.
+			if (auto r = unwritten_->read(at, out.subspan(done, n)); !r)
+				return r;
+		} else {
+			memcpy(out.data() + done, image_->data() + off, n);
+		}
 		done += n;
 	}
 	return {};
@@ -368,9 +388,29 @@ MemoryView ElfCore::view(uint64_t addr) const
 
 void ElfCore::visit_writable(const Visitor &visit) const
 {
-	for (const CoreSegment &seg : segments_)
-		if (seg.writable)
-			visit(seg.vaddr, segment_bytes(seg));
+	if (!unwritten_) {
+		for (const CoreSegment &seg : segments_)
+			if (seg.writable)
+				visit(seg.vaddr, segment_bytes(seg));
+		return;
+	}
+	// A core's head holds no segment: each is copied from the process in
+	// pieces, overlapping by a page.
+	constexpr uint64_t chunk = 16 << 20, overlap = 4096;
+	std::vector<std::byte> buf;
+	for (const CoreSegment &seg : segments_) {
+		if (!seg.writable)
+			continue;
+		for (uint64_t rel = 0; rel < seg.filesz;) {
+			uint64_t n = std::min(chunk, seg.filesz - rel);
+			buf.resize(size_t(n));
+			if (read_core_only(seg.vaddr + rel, buf))
+				visit(seg.vaddr + rel, buf);
+			if (rel + n >= seg.filesz)
+				break;
+			rel += n - overlap;
+		}
+	}
 }
 
 std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const

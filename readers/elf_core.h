@@ -30,6 +30,11 @@ struct CoreSegment {
 class ElfCore final : public Target {
 public:
 	static Expected<std::unique_ptr<ElfCore>> open(const std::string &path, FileLookup lookup);
+	// The head of a core the kernel is still writing (its headers and
+	// notes, `ljcore catch`): what the file does not hold yet of each
+	// segment's p_filesz bytes is read from the dying process's memory.
+	static Expected<std::unique_ptr<ElfCore>>
+	open_head(const std::string &path, FileLookup lookup, const Memory &unwritten);
 	~ElfCore() override;
 	ElfCore(const ElfCore &) = delete;
 	ElfCore &operator=(const ElfCore &) = delete;
@@ -37,8 +42,12 @@ public:
 	std::expected<void, ReadMiss> read(uint64_t addr, std::span<std::byte> out) const override;
 
 	MemoryView view(uint64_t addr) const override;
-	// The core is mapped read-only; files behind it open under a lock.
-	bool concurrent_reads() const override { return true; }
+	// The core is mapped read-only; files behind it open under a lock. A
+	// core's head reads the rest from a Memory that may not allow it.
+	bool concurrent_reads() const override
+	{
+		return !unwritten_ || unwritten_->concurrent_reads();
+	}
 
 	// Only what the core file itself holds, never served from disk.
 	std::expected<void, ReadMiss> read_core_only(uint64_t addr, std::span<std::byte> out) const;
@@ -67,9 +76,13 @@ public:
 	const std::vector<LoadedModule> &modules_without_nt_file() const { return modules_; }
 	// The note segments as they are in the file, for writing snapshots.
 	const std::vector<std::byte> &raw_notes() const { return raw_notes_; }
+	// Whether this is a core's head read with the process's memory.
+	bool head_only() const { return unwritten_ != nullptr; }
 
 private:
 	ElfCore() = default;
+	static Expected<std::unique_ptr<ElfCore>>
+	open_with(const std::string &path, FileLookup lookup, const Memory *unwritten);
 	Expected<void> load_segments();
 	Expected<void> load_notes();
 	void mappings_from_memory(const FileLookup &lookup);
@@ -100,6 +113,7 @@ private:
 	Diagnostics diagnostics_;
 	std::vector<std::byte> raw_notes_;
 	std::vector<LoadedModule> modules_;
+	const Memory *unwritten_ = nullptr; // open_head()'s process memory
 };
 
 } // namespace ljcore

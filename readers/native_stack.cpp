@@ -17,7 +17,11 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open_core(const ElfCore 
 		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
 	if (auto r = report_modules(s->dwfl_, core, &core); !r)
 		return std::unexpected(r.error());
-	if (dwfl_core_file_attach(s->dwfl_, core.elf()) < 0)
+	// A core's head holds no stack: its threads are unwound from their
+	// registers over the target's memory (unwind_from), not by libdwfl.
+	if (core.head_only())
+		s->from_registers_ = true;
+	else if (dwfl_core_file_attach(s->dwfl_, core.elf()) < 0)
 		s->attach_error_ = dwfl_errmsg(-1);
 	else
 		s->attached_ = true;

@@ -109,6 +109,7 @@ private:
 	const Target *target_ = nullptr; // the memory unwind_from() reads
 	const ElfCore *core_ = nullptr;  // set for a core, else live
 	bool attached_ = false;
+	bool from_registers_ = false; // unwind() through unwind_from()
 	std::string attach_error_;
 	// unwind_sample(): its own Dwfl (a thread state can be attached once).
 	mutable Dwfl *sample_dwfl_ = nullptr;

@@ -2,6 +2,7 @@
 // target, or from registers given.
 #include "readers/native_stack.h"
 
+#include <cstring>
 
 #include "readers/dwfl_files.h"
 #include "readers/dwfl_report.h"
@@ -43,7 +44,10 @@ int on_frame(Dwfl_Frame *frame, void *arg)
 	} else if (Dwfl_Module *mod = st->session->module_at(f.lookup_pc())) {
 		const char *name = dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr,
 						    nullptr, nullptr, nullptr);
-		f.module = name ? name : "";
+		// By file name, as symbol_at() names it: modules reported from
+		// NT_FILE (a fixture, a core's head) carry the whole path.
+		const char *slash = name ? strrchr(name, '/') : nullptr;
+		f.module = slash ? slash + 1 : name ? name : "";
 	}
 	st->stack->frames.push_back(std::move(f));
 	if (st->stack->frames.size() >= NativeSession::max_frames) {
@@ -114,6 +118,19 @@ NativeStack NativeSession::unwind(int32_t tid) const
 {
 	NativeStack stack;
 	stack.tid = tid;
+	if (from_registers_) {
+		const int nregs = arch_info(arch_).unwound_regs;
+		for (const ThreadInfo &t : target_->threads()) {
+			if (t.tid != tid)
+				continue;
+			std::vector<std::pair<unsigned, uint64_t>> regs;
+			for (int i = 0; i < nregs; i++)
+				regs.emplace_back(unsigned(i), t.regs.dwarf[size_t(i)]);
+			return unwind_from(tid, t.regs.pc, regs);
+		}
+		stack.stop_reason = "no such thread";
+		return stack;
+	}
 	if (!attached_) {
 		stack.stop_reason = "cannot unwind: " + attach_error_;
 		return stack;

@@ -10,6 +10,7 @@ packages=(
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev bpftool                  # the profiler's BPF program (walker.h) and its skeleton
   libprotobuf-dev protobuf-compiler zlib1g-dev  # profile --format pprof: profile.proto, gzip
+  libseccomp-dev                            # catch: the sandbox its analysis runs in
   libxml2-utils                             # xmllint checks the profile SVG in tests
   clang-16 libclang-rt-16-dev               # libFuzzer harnesses (tools/fuzz.sh)
   gdb elfutils                              # gcore for test cores; gdb, eu-stack read snapshots

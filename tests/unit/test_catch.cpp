@@ -1,0 +1,77 @@
+// ljcore catch's pieces that need no kernel: the core_pattern it installs
+// (which the kernel cuts at 127 bytes and splits at spaces), the names of
+// crash directories (comm is whatever the process set) and its settings.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+
+#include "cli/catch/crash_dir.h"
+#include "cli/catch/files.h"
+#include "cli/catch/install.h"
+#include "cli/catch/settings.h"
+
+using namespace ljcore;
+using namespace ljcore::catching;
+
+TEST_CASE("catch: core_pattern runs ljcore with the kernel's arguments, then the previous "
+	  "handler's")
+{
+	CHECK(handler_pattern("/usr/bin/ljcore", "/var/lib/ljcore/crashes", "") ==
+	      "|/usr/bin/ljcore catch --handle=/var/lib/ljcore/crashes -- %P %p %s %c");
+	// systemd's own line: its arguments follow, for the kernel to expand.
+	CHECK(handler_pattern("/usr/bin/ljcore", "/c",
+			      "|/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h") ==
+	      "|/usr/bin/ljcore catch --handle=/c -- %P %p %s %c "
+	      "/usr/lib/systemd/systemd-coredump %P %u %g %s %t %c %h");
+	CHECK(handler_pattern("/l", "/c", "| /bin/handler %p") ==
+	      "|/l catch --handle=/c -- %P %p %s %c /bin/handler %p");
+	// A file pattern is passed as the name to write.
+	CHECK(handler_pattern("/l", "/c", "core.%e.%p") ==
+	      "|/l catch --handle=/c -- %P %p %s %c core.%e.%p");
+}
+
+TEST_CASE("catch: crash directory names sort by time and hold no path")
+{
+	CHECK(utc_stamp(0) == "19700101T000000Z");
+	CHECK(utc_stamp(1764105153) == "20251125T211233Z");
+	CHECK(file_name_safe("luajit") == "luajit");
+	CHECK(file_name_safe("nginx: worker") == "nginx__worker");
+	CHECK(file_name_safe("../../etc") == "_.._.._etc");
+	CHECK(file_name_safe("") == "_");
+	CHECK(file_name_safe(std::string("a\0b\n", 4)) == "a_b_");
+}
+
+TEST_CASE("catch: settings are kept and read back; bad values are refused")
+{
+	char dir[] = "/tmp/ljcore-catch-unit.XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	Settings s;
+	s.dir = dir;
+	s.keep_core = KeepCore::lua;
+	s.chain = true;
+	s.size_cap = 1234;
+	s.quota = 5678;
+	s.rate = 3;
+	s.deadline_seconds = 7;
+	s.redact = true;
+	const std::string conf = std::string(dir) + "/" + settings_file;
+	REQUIRE(write_new_file(AT_FDCWD, conf, settings_text(s)).has_value());
+	auto back = read_settings(dir);
+	REQUIRE(back.has_value());
+	CHECK(back->keep_core == KeepCore::lua);
+	CHECK(back->chain);
+	CHECK(back->size_cap == 1234);
+	CHECK(back->quota == 5678);
+	CHECK(back->rate == 3);
+	CHECK(back->deadline_seconds == 7);
+	CHECK(back->redact);
+	unlink(conf.c_str());
+	REQUIRE(write_new_file(AT_FDCWD, conf, std::string_view("rate=lots\n")).has_value());
+	CHECK_FALSE(read_settings(dir).has_value());
+	unlink(conf.c_str());
+	rmdir(dir);
+	CHECK_FALSE(keep_core_named("sometimes").has_value());
+}
