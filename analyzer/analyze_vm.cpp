@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "analyzer/gc/gc_paths.h"
+#include "analyzer/gc/retained.h"
 #include "analyzer/lua/luajit_arch.h"
 #include "analyzer/model/lua_text.h"
 #include "analyzer/nginx/nginx_request.h"
@@ -188,6 +189,12 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 	if (options.gc) {
 		v.gc = options.gc->paths ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
 					 : gc_census(vm, *options.gc);
+		if (options.gc->retained) {
+			const RetainedHeap heap(vm);
+			v.gc->retained = gc_retained(heap, options.gc->retained_top,
+						     options.gc->retained_depth);
+			v.gc->diagnostics.merge(heap.diagnostics());
+		}
 		for (auto &p : v.gc->diagnostics.problems())
 			ta.diag.problem("GC heap of VM " + luajit_pointer(c.g) + ": " + p);
 	}
