@@ -1,16 +1,12 @@
-// Every GC object of a VM, from LuaJIT's own lists: g->gc.root, the
-// finalizer ring g->gc.mmudata, the string table's chains and each
-// thread's open upvalues (the lists lj_gc.c sweeps). Kept as sorted
-// addresses, so a reference can be checked against them and numbered by
-// its index; an index of buckets over the address range keeps a lookup to
-// a few comparisons.
+// Every GC object of a VM, as the census found them on LuaJIT's own lists
+// (gc_census.h): kept as sorted addresses, so a reference can be checked
+// against them and numbered by its index; an index of buckets over the
+// address range keeps a lookup to a few comparisons.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include "analyzer/lua/vm.h"
-#include "readers/diagnostics.h"
 
 namespace ljcore::gc {
 
@@ -18,9 +14,8 @@ class HeapObjects {
 public:
 	static constexpr uint32_t none = UINT32_MAX;
 
-	// Walks the lists, each bounded and cycle-safe; what ends a walk
-	// early is a problem in diagnostics. At most max_objects are kept.
-	HeapObjects(const Vm &vm, uint64_t max_objects, Diagnostics &diagnostics);
+	// At most none - 1 of addrs are kept: more than a heap can hold.
+	explicit HeapObjects(std::vector<uint64_t> addrs);
 
 	size_t size() const { return addrs_.size(); }
 	uint64_t address(uint32_t i) const { return addrs_[i]; }
@@ -40,15 +35,11 @@ public:
 		}
 		return lo < addrs_.size() && addrs_[lo] == addr ? lo : none;
 	}
-	bool complete() const { return complete_; }
 
 private:
-	void index();
-
 	std::vector<uint64_t> addrs_;
 	std::vector<uint32_t> buckets_; // first index of each bucket, and the end
 	unsigned shift_ = 0;
-	bool complete_ = true;
 };
 
 } // namespace ljcore::gc

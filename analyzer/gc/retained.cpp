@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
 #include "analyzer/lua/ctype_state.h"
 #include "analyzer/lua/gc_roots.h"
@@ -57,8 +58,8 @@ GcType gc_type(uint8_t gct, bool lua_function)
 } // namespace
 
 struct RetainedHeap::Graph {
-	Graph(const Vm &v, const RetainedOptions &o)
-	    : vm(v), ly(v.layout()), objects(v, o.max_objects, diagnostics)
+	Graph(const Vm &v, std::vector<uint64_t> addrs)
+	    : vm(v), ly(v.layout()), objects(std::move(addrs))
 	{
 	}
 
@@ -202,6 +203,14 @@ void RetainedHeap::Graph::build()
 		cts_sizetab = state.sizetab().value_or(0);
 	}
 	node_of.assign(objects.size(), none);
+	// Most objects are reachable: room for all of them at once, not
+	// copies of the arrays each time they double.
+	object_of.reserve(objects.size() + 1);
+	parent.reserve(objects.size() + 1);
+	succ_begin.reserve(objects.size() + 2);
+	succ.reserve(objects.size() + objects.size() / 4);
+	retained.reserve(objects.size() + 1);
+	type.reserve(objects.size() + 1);
 	object_of.push_back(0); // the roots together
 	parent.push_back(none);
 	succ_begin.push_back(0);
@@ -372,10 +381,10 @@ std::string RetainedHeap::Graph::label(Node from, Node to) const
 	return find.found ? ref_label(vm, find.kind, find.key, o) : "<?>";
 }
 
-RetainedHeap::RetainedHeap(const Vm &vm, const RetainedOptions &options)
-    : g_(std::make_unique<Graph>(vm, options))
+RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool objects_complete)
+    : g_(std::make_unique<Graph>(vm, std::move(objects)))
 {
-	g_->complete = g_->objects.complete();
+	g_->complete = objects_complete;
 	g_->build();
 	g_->dominators();
 	g_->accumulate();
@@ -386,6 +395,14 @@ RetainedHeap::RetainedHeap(const Vm &vm, const RetainedOptions &options)
 		g_->diagnostics.problem(
 			"retained: " + std::to_string(g_->problems - max_listed_problems) +
 			" more problems");
+}
+
+RetainedHeap retained_heap(const Vm &vm)
+{
+	std::vector<uint64_t> objects;
+	bool complete =
+		gc_census(vm, GcCensusOptions{.top = 0, .top_strings = 0}, &objects).complete;
+	return RetainedHeap(vm, std::move(objects), complete);
 }
 
 RetainedHeap::~RetainedHeap() = default;

@@ -7,10 +7,10 @@
 // The graph is the one lj_gc.c marks: the roots of gc_mark_start (the
 // main thread, its globals, the registry; the finalizer ring, which
 // gc_mark_mmudata marks) and the edges of ObjectRefs in RefMode::gc (weak
-// halves of weak tables left out). Objects are those on LuaJIT's own
-// lists (g->gc.root, the finalizer ring, the string table, each thread's
-// open upvalues): a reference to anything else is a bad edge, recorded as
-// a problem and not followed. Objects no root reaches are garbage the next
+// halves of weak tables left out). Objects are those the census found on
+// LuaJIT's own lists (g->gc.root, the finalizer ring, the string table,
+// each thread's open upvalues): a reference to anything else is a bad
+// edge, recorded as a problem and not followed. Objects no root reaches are garbage the next
 // cycle frees: they have no node.
 //
 // Node 0 stands for the roots together (address 0; it dominates
@@ -33,21 +33,16 @@
 
 namespace ljcore {
 
-struct RetainedOptions {
-	// Objects taken from LuaJIT's lists before giving up (a corrupt
-	// list could otherwise claim the whole address space).
-	uint64_t max_objects = uint64_t(1) << 31;
-};
-
 class RetainedHeap {
 public:
 	using Node = uint32_t;
 	static constexpr Node none = UINT32_MAX;
 
-	// Reads the heap of vm, which must outlive this. Never fails: what
-	// could not be read is in diagnostics(), and complete() says whether
-	// every list and edge was read.
-	RetainedHeap(const Vm &vm, const RetainedOptions &options = {});
+	// The heap of vm, which must outlive this, over objects, the
+	// addresses gc_census() collected (objects_complete: its census
+	// was). Never fails: what could not be read is in diagnostics(),
+	// and complete() says whether every list and edge was read.
+	RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool objects_complete);
 	~RetainedHeap();
 	RetainedHeap(RetainedHeap &&) noexcept;
 
@@ -89,6 +84,9 @@ private:
 	struct Graph;
 	std::unique_ptr<Graph> g_;
 };
+
+// The heap of vm after a census of its own, for a caller that has none.
+RetainedHeap retained_heap(const Vm &vm);
 
 // The model gc --retained prints: the top objects by retained size, each
 // with its largest dominated children down to depth (0: none).
