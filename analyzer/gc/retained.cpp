@@ -531,10 +531,13 @@ std::map<std::string, uint64_t> RetainedHeap::retained_by_prefix() const
 {
 	// The children of each named node on the shortest paths, labelled
 	// with one visit of the named node.
+	std::vector<bool> named(nodes());
+	for (const auto &[n, name] : g_->named)
+		named[n] = true;
 	std::unordered_map<Node, std::unordered_set<uint64_t>> children;
 	for (Node k = 1; k < nodes(); k++) {
 		Node p = g_->parent[k];
-		if (p != roots && !g_->named.count(k) && g_->named.count(p))
+		if (p != roots && p != none && named[p] && !named[k])
 			children[p].insert(address(k));
 	}
 	std::map<std::string, uint64_t> out;
