@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analyzer/gc/dominators.h"
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
 #include "analyzer/lua/ctype_state.h"
@@ -26,10 +27,6 @@ constexpr uint64_t max_listed_problems = 16;
 
 // Steps of a path shown at each end, as gc --paths does.
 constexpr size_t path_ends = 100;
-
-// Passes of the dominator iteration before giving up: heaps settle in a
-// few; a graph that has not is reported rather than waited for.
-constexpr int max_passes = 1000;
 
 GcType gc_type(uint8_t gct, bool lua_function)
 {
@@ -128,7 +125,7 @@ struct RetainedHeap::Graph {
 	void build();
 	void add_root(const std::string &name, uint64_t addr);
 	void name(const std::string &name, uint64_t addr);
-	void dominators();
+	void find_dominators();
 	void accumulate();
 	std::string label(Node from, Node to) const;
 	std::unordered_map<uint64_t, std::string>
@@ -272,46 +269,12 @@ void RetainedHeap::Graph::build()
 	type.resize(object_of.size(), GcType::table);
 }
 
-// Cooper, Harvey and Kennedy's iteration, pushed along the successor
-// lists: each edge p -> s moves idom[s] to the nearest common dominator
-// of it and p, until nothing moves. The walk up needs dominators to be
-// numbered below what they dominate, which breadth-first order gives.
-void RetainedHeap::Graph::dominators()
+void RetainedHeap::Graph::find_dominators()
 {
-	const Node n_nodes = Node(object_of.size());
-	idom.assign(n_nodes, none);
-	idom[roots] = roots;
-	auto intersect = [&](Node a, Node b) {
-		while (a != b) {
-			while (a > b)
-				a = idom[a];
-			while (b > a)
-				b = idom[b];
-		}
-		return a;
-	};
-	bool changed = true;
-	int pass = 0;
-	for (; changed && pass < max_passes; pass++) {
-		changed = false;
-		for (Node p = 0; p < n_nodes; p++) {
-			if (idom[p] == none)
-				continue;
-			for (uint32_t e = succ_begin[p]; e < succ_begin[p + 1]; e++) {
-				Node s = succ[e];
-				if (s == roots || s == p)
-					continue;
-				Node d = idom[s] == none ? p : intersect(idom[s], p);
-				if (d != idom[s]) {
-					idom[s] = d;
-					changed = true;
-				}
-			}
-		}
-	}
-	if (changed)
-		problem(0, "dominators not settled after " + std::to_string(pass) + " passes");
-	idom[roots] = none;
+	gc::Dominators d = gc::dominators(succ_begin, succ);
+	if (!d.settled)
+		problem(0, "dominators not settled: the tree is an approximation");
+	idom = std::move(d.idom);
 }
 
 // Each node's bytes added to its dominator's, the deepest first: the
@@ -386,7 +349,7 @@ RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool obj
 {
 	g_->complete = objects_complete;
 	g_->build();
-	g_->dominators();
+	g_->find_dominators();
 	g_->accumulate();
 	// The successor lists are only needed for the dominators.
 	g_->succ = {};
