@@ -8,7 +8,9 @@
 #include "analyzer/gc/dominators.h"
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
+#include "analyzer/gc/object_bytes.h"
 #include "analyzer/lua/ctype_state.h"
+#include "analyzer/lua/gc_header.h"
 #include "analyzer/lua/gc_roots.h"
 #include "analyzer/lua/global_state.h"
 #include "analyzer/lua/object_refs.h"
@@ -121,7 +123,8 @@ struct RetainedHeap::Graph {
 		return node_of[i];
 	}
 
-	uint64_t shallow(uint64_t o, uint8_t gct, bool &lua_function);
+	template <typename Fields>
+	uint64_t shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function);
 	void build();
 	void add_root(const std::string &name, uint64_t addr);
 	void name(const std::string &name, uint64_t addr);
@@ -132,10 +135,11 @@ struct RetainedHeap::Graph {
 	labels(Node from, const std::unordered_set<uint64_t> &to) const;
 };
 
-// What LuaJIT frees with the object (object_size.h), as the census sizes it.
-uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, bool &lua_function)
+// What LuaJIT frees with the object o, whose fields f reads
+// (object_size.h), as the census sizes it.
+template <typename Fields>
+uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function)
 {
-	object_size::VmObject f{vm, o};
 	switch (gct) {
 	case LJ_TSTR:
 		return object_size::string(ly, f).total;
@@ -239,6 +243,8 @@ void RetainedHeap::Graph::build()
 		void problem(uint64_t obj, const std::string &what) { g.problem(obj, what); }
 	} sink{*this, roots};
 	ObjectRefs<Sink> refs(vm, sink, RefMode::gc);
+	// Each object's header and size fields read in place in the core.
+	gc::ObjBytes fields(vm.memory());
 	retained.push_back(0);
 	type.push_back(GcType::table);
 	for (Node n = 1; n < object_of.size(); n++) {
@@ -248,16 +254,20 @@ void RetainedHeap::Graph::build()
 			break;
 		}
 		uint64_t o = address(n);
-		auto gct = vm.gct(o);
 		bool lua_function = false;
-		retained.push_back(gct ? shallow(o, *gct, lua_function) : 0);
-		type.push_back(gc_type(gct.value_or(LJ_TUDATA), lua_function));
-		if (!gct) {
-			problem(o, "unreadable: " + gct.error().reason);
+		uint8_t gct = fields.fetch(o) ? gc_header::gct(ly, fields) : 0;
+		uint64_t bytes = gct ? shallow(o, gct, fields, lua_function) : 0;
+		if (fields.failed()) {
+			problem(o, "unreadable: " + fields.miss().reason + " at " +
+					   luajit_pointer(fields.miss().addr));
+			retained.push_back(0);
+			type.push_back(GcType::userdata);
 			continue;
 		}
+		retained.push_back(bytes);
+		type.push_back(gc_type(gct, lua_function));
 		sink.from = n;
-		refs.visit(o, *gct);
+		refs.visit(o, gct);
 	}
 	while (succ_begin.size() <= object_of.size())
 		succ_begin.push_back(uint32_t(succ.size()));
@@ -390,7 +400,8 @@ uint64_t RetainedHeap::shallow_bytes(Node n) const
 	uint64_t o = address(n);
 	bool lua_function = false;
 	auto gct = g_->vm.gct(o);
-	return gct ? g_->shallow(o, *gct, lua_function) : 0;
+	object_size::VmObject fields{g_->vm, o};
+	return gct ? g_->shallow(o, *gct, fields, lua_function) : 0;
 }
 uint64_t RetainedHeap::retained_bytes(Node n) const
 {
