@@ -71,9 +71,9 @@ struct RetainedHeap::Graph {
 
 	// By object index (address order): its node, or none.
 	std::vector<Node> node_of;
-	// By node: its object index, BFS parent (none for a root: then
-	// root_label says its name), successors, dominator, retained bytes
-	// and objects, type.
+	// By node: its object index, breadth-first parent (roots for a
+	// root, none for roots itself), successors, dominator, retained
+	// bytes and objects, type.
 	std::vector<uint32_t> object_of;
 	std::vector<Node> parent;
 	std::vector<uint32_t> succ_begin;
