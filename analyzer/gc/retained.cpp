@@ -126,8 +126,13 @@ struct RetainedHeap::Graph {
 	template <typename Fields>
 	uint64_t shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function);
 	void build();
+	struct LaterRoot {
+		std::string name;
+		uint64_t addr;
+		bool gc; // one of the roots lj_gc.c marks
+	};
 	void add_root(const std::string &name, uint64_t addr);
-	void name(const std::string &name, uint64_t addr);
+	void add_later_root(const LaterRoot &root, size_t slot);
 	void find_dominators();
 	void accumulate();
 	std::string label(Node from, Node to) const;
@@ -184,11 +189,23 @@ void RetainedHeap::Graph::add_root(const std::string &name, uint64_t addr)
 	succ.push_back(n);
 }
 
-void RetainedHeap::Graph::name(const std::string &name, uint64_t addr)
+// A root searched from once the first ones are done, into slot of the
+// list of the roots. One the GC marks (gc) is an edge from the roots
+// however it was reached; one it does not (the running coroutine) only
+// if nothing else reached it: else the slot keeps the roots themselves,
+// an edge the dominators skip.
+void RetainedHeap::Graph::add_later_root(const LaterRoot &root, size_t slot)
 {
-	uint32_t i = addr ? objects.find(addr) : gc::HeapObjects::none;
-	if (i != gc::HeapObjects::none && node_of[i] != none)
-		named.emplace(node_of[i], name);
+	uint32_t i = root.addr ? objects.find(root.addr) : gc::HeapObjects::none;
+	bool reached = i != gc::HeapObjects::none && node_of[i] != none;
+	if (!root.addr || (reached && !root.gc && named.count(node_of[i])))
+		return;
+	Node n = reached ? node_of[i] : reach(root.addr, roots);
+	if (n == none)
+		return;
+	named.emplace(n, root.name);
+	if (root.gc || !reached)
+		succ[slot] = n;
 }
 
 // Breadth-first from the roots: numbers the nodes, and lists each one's
@@ -215,21 +232,29 @@ void RetainedHeap::Graph::build()
 	object_of.push_back(0); // the roots together
 	parent.push_back(none);
 	succ_begin.push_back(0);
-	// The roots gc_mark_start marks, in the order of gc --paths, which
-	// breaks ties between paths of equal length.
+	// As gc --paths: what the heap holds first, from _G, package.loaded
+	// (no root of the GC's, but reachable from the registry) and the
+	// registry; a path through the stacks of the main and the running
+	// thread only for what those do not reach. Then the finalizer ring,
+	// which gc_mark_mmudata marks.
 	add_root("_G", r.globals);
+	add_root("package.loaded", r.loaded);
 	add_root("registry", r.registry);
-	add_root("main thread", r.main_thread);
+	std::vector<LaterRoot> later{{"main thread", r.main_thread, true},
+				     {"thread " + luajit_pointer(r.cur_L), r.cur_L, false}};
 	if (auto mm = g.gc_mmudata(); mm && *mm) {
-		// The finalizer ring, which gc_mark_mmudata marks.
 		uint64_t o = vm.nextgc(*mm).value_or(0);
 		for (uint64_t k = 0; o && k < objects.size(); k++) {
-			add_root("<finalizer ring>", o);
+			later.push_back({"<finalizer ring>", o, true});
 			if (o == *mm)
 				break;
 			o = vm.nextgc(o).value_or(0);
 		}
 	}
+	// Their slots in the list of the roots, filled when the first
+	// search is done.
+	const size_t later_slots = succ.size();
+	succ.resize(later_slots + later.size(), roots);
 	struct Sink {
 		Graph &g;
 		Node from;
@@ -247,7 +272,15 @@ void RetainedHeap::Graph::build()
 	gc::ObjBytes fields(vm.memory());
 	retained.push_back(0);
 	type.push_back(GcType::table);
-	for (Node n = 1; n < object_of.size(); n++) {
+	bool later_added = false;
+	for (Node n = 1;; n++) {
+		if (n == object_of.size() && !later_added) {
+			for (size_t k = 0; k < later.size(); k++)
+				add_later_root(later[k], later_slots + k);
+			later_added = true;
+		}
+		if (n == object_of.size())
+			break;
 		succ_begin.push_back(uint32_t(succ.size()));
 		if (succ.size() >= UINT32_MAX - (1u << 20)) {
 			problem(address(n), "more references than this tool can count");
@@ -271,10 +304,6 @@ void RetainedHeap::Graph::build()
 	}
 	while (succ_begin.size() <= object_of.size())
 		succ_begin.push_back(uint32_t(succ.size()));
-	// No roots of the GC's, but what gc --paths starts paths at: the
-	// running coroutine (reachable from its resumer) and package.loaded.
-	name("thread " + luajit_pointer(r.cur_L), r.cur_L);
-	name("package.loaded", r.loaded);
 	retained.resize(object_of.size(), 0);
 	type.resize(object_of.size(), GcType::table);
 }
