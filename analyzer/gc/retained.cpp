@@ -54,6 +54,12 @@ GcType gc_type(uint8_t gct, bool lua_function)
 	}
 }
 
+// Frees v's memory (v = {} keeps it: that assigns an empty list).
+template <typename T> void release(std::vector<T> &v)
+{
+	std::vector<T>().swap(v);
+}
+
 } // namespace
 
 struct RetainedHeap::Graph {
@@ -69,19 +75,29 @@ struct RetainedHeap::Graph {
 	bool complete = true;
 	uint64_t problems = 0;
 
+	// Every array costs 4 bytes an object, and the heaps this is for
+	// hold tens of millions: the arrays only the dominators need are
+	// freed before the ones only the answers need are made, and what
+	// one array can be rebuilt from (object_of from node_of) is.
+	//
 	// By object index (address order): its node, or none.
 	std::vector<Node> node_of;
-	// By node: its object index, breadth-first parent (roots for a
-	// root, none for roots itself), successors, dominator, retained
-	// bytes and objects, type.
+	// By node: its object index (the order of the search while it
+	// runs; rebuilt once the successor lists are gone), breadth-first
+	// parent (roots for a root, none for roots itself), successors,
+	// dominator, retained bytes (shallow ones until accumulate()) and
+	// objects.
+	Node node_count = 0;
 	std::vector<uint32_t> object_of;
 	std::vector<Node> parent;
 	std::vector<uint32_t> succ_begin;
 	std::vector<Node> succ;
 	std::vector<Node> idom;
-	std::vector<uint64_t> retained;
+	std::vector<uint32_t> retained;
 	std::vector<uint32_t> count;
-	std::vector<GcType> type;
+	// The retained bytes of nodes whose do not fit in retained (held
+	// there as UINT32_MAX): a few at most, the roots among them.
+	std::unordered_map<Node, uint64_t> retained_big;
 	// Objects a path stops at, with the name it starts with there.
 	std::unordered_map<Node, std::string> named;
 
@@ -100,6 +116,19 @@ struct RetainedHeap::Graph {
 	}
 
 	uint64_t address(Node n) const { return n ? objects.address(object_of[n]) : 0; }
+	uint64_t bytes(Node n) const
+	{
+		return retained[n] == UINT32_MAX ? retained_big.at(n) : retained[n];
+	}
+	void set_bytes(Node n, uint64_t b)
+	{
+		if (b >= UINT32_MAX) {
+			retained_big[n] = b;
+			b = UINT32_MAX;
+		}
+		retained[n] = uint32_t(b);
+	}
+	GcType type(Node n) const;
 
 	// The node of object at addr, made when first reached from from;
 	// none for no object LuaJIT lists.
@@ -254,7 +283,6 @@ void RetainedHeap::Graph::build()
 	succ_begin.reserve(objects.size() + 2);
 	succ.reserve(objects.size() + objects.size() / 4);
 	retained.reserve(objects.size() + 1);
-	type.reserve(objects.size() + 1);
 	object_of.push_back(0); // the roots together
 	parent.push_back(none);
 	succ_begin.push_back(0);
@@ -298,7 +326,6 @@ void RetainedHeap::Graph::build()
 	// Each object's header and size fields read in place in the core.
 	gc::ObjBytes fields(vm.memory());
 	retained.push_back(0);
-	type.push_back(GcType::table);
 	bool later_added = false;
 	for (Node n = 1;; n++) {
 		if (n == object_of.size() && !later_added) {
@@ -321,18 +348,17 @@ void RetainedHeap::Graph::build()
 			problem(o, "unreadable: " + fields.miss().reason + " at " +
 					   luajit_pointer(fields.miss().addr));
 			retained.push_back(0);
-			type.push_back(GcType::userdata);
 			continue;
 		}
-		retained.push_back(bytes);
-		type.push_back(gc_type(gct, lua_function));
+		retained.push_back(0);
+		set_bytes(n, bytes);
 		sink.from = n;
 		refs.visit(o, gct);
 	}
 	while (succ_begin.size() <= object_of.size())
 		succ_begin.push_back(uint32_t(succ.size()));
 	retained.resize(object_of.size(), 0);
-	type.resize(object_of.size(), GcType::table);
+	node_count = Node(object_of.size());
 }
 
 void RetainedHeap::Graph::find_dominators()
@@ -343,15 +369,33 @@ void RetainedHeap::Graph::find_dominators()
 	idom = std::move(d.idom);
 }
 
+// Node n's type, read again from the core: one byte an object is more
+// than the few nodes printed need.
+GcType RetainedHeap::Graph::type(Node n) const
+{
+	if (n == roots)
+		return GcType::table;
+	uint64_t o = address(n);
+	auto gct = vm.gct(o);
+	if (!gct)
+		return GcType::userdata;
+	bool lua_function = false;
+	if (*gct == LJ_TFUNC) {
+		object_size::VmObject fields{vm, o};
+		lua_function = object_size::function(ly, fields).lua;
+	}
+	return gc_type(*gct, lua_function);
+}
+
 // Each node's bytes added to its dominator's, the deepest first: the
 // dominator of n is numbered below n.
 void RetainedHeap::Graph::accumulate()
 {
-	count.assign(object_of.size(), 1);
-	for (Node n = Node(object_of.size()) - 1; n > 0; n--) {
+	count.assign(node_count, 1);
+	for (Node n = node_count - 1; n > 0; n--) {
 		if (idom[n] == none)
 			continue;
-		retained[idom[n]] += retained[n];
+		set_bytes(idom[n], bytes(idom[n]) + bytes(n));
 		count[idom[n]] += count[n];
 	}
 	count[roots]--; // node 0 is no object
@@ -414,12 +458,19 @@ RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool obj
     : g_(std::make_unique<Graph>(vm, std::move(objects)))
 {
 	g_->complete = objects_complete;
-	g_->build();
-	g_->find_dominators();
-	g_->accumulate();
+	Graph &g = *g_;
+	g.build();
+	// Not needed by the dominators, and node_of holds it inverted.
+	release(g.object_of);
+	g.find_dominators();
 	// The successor lists are only needed for the dominators.
-	g_->succ = {};
-	g_->succ_begin = {};
+	release(g.succ);
+	release(g.succ_begin);
+	g.object_of.assign(g.node_count, 0);
+	for (uint32_t i = 0; i < g.objects.size(); i++)
+		if (g.node_of[i] != none)
+			g.object_of[g.node_of[i]] = i;
+	g.accumulate();
 	if (g_->problems > max_listed_problems)
 		g_->diagnostics.problem(
 			"retained: " + std::to_string(g_->problems - max_listed_problems) +
@@ -439,7 +490,7 @@ RetainedHeap::RetainedHeap(RetainedHeap &&) noexcept = default;
 
 RetainedHeap::Node RetainedHeap::nodes() const
 {
-	return Node(g_->object_of.size());
+	return g_->node_count;
 }
 uint64_t RetainedHeap::address(Node n) const
 {
@@ -447,7 +498,7 @@ uint64_t RetainedHeap::address(Node n) const
 }
 GcType RetainedHeap::type(Node n) const
 {
-	return g_->type[n];
+	return g_->type(n);
 }
 uint64_t RetainedHeap::shallow_bytes(Node n) const
 {
@@ -461,7 +512,7 @@ uint64_t RetainedHeap::shallow_bytes(Node n) const
 }
 uint64_t RetainedHeap::retained_bytes(Node n) const
 {
-	return g_->retained[n];
+	return g_->bytes(n);
 }
 uint64_t RetainedHeap::retained_objects(Node n) const
 {
@@ -518,12 +569,12 @@ std::string RetainedHeap::path(Node n) const
 
 std::vector<RetainedHeap::Node> RetainedHeap::largest(size_t n) const
 {
-	auto smaller = [&](Node a, Node b) { return g_->retained[a] > g_->retained[b]; };
+	auto smaller = [&](Node a, Node b) { return g_->bytes(a) > g_->bytes(b); };
 	std::priority_queue<Node, std::vector<Node>, decltype(smaller)> best(smaller);
 	for (Node k = 1; k < nodes(); k++) {
 		if (best.size() < n)
 			best.push(k);
-		else if (n && g_->retained[k] > g_->retained[best.top()]) {
+		else if (n && g_->bytes(k) > g_->bytes(best.top())) {
 			best.pop();
 			best.push(k);
 		}
@@ -542,7 +593,7 @@ RetainedHeap::dominated(const std::vector<Node> &parents, size_t count) const
 	for (size_t i = 0; i < parents.size(); i++)
 		slot.emplace(parents[i], i);
 	std::vector<std::vector<Node>> out(parents.size());
-	auto larger = [&](Node a, Node b) { return g_->retained[a] > g_->retained[b]; };
+	auto larger = [&](Node a, Node b) { return g_->bytes(a) > g_->bytes(b); };
 	for (Node k = 1; k < nodes() && count; k++) {
 		auto it = slot.find(g_->idom[k]);
 		if (it == slot.end())
