@@ -46,13 +46,24 @@ HeapObjects::HeapObjects(std::vector<uint64_t> addrs) : addrs_(std::move(addrs))
 		addrs_.resize(none - 1);
 	if (addrs_.empty())
 		return;
-	uint64_t span = addrs_.back() - addrs_.front();
-	uint64_t want = std::max<uint64_t>(addrs_.size() / 8, 1024);
+	const uint64_t span = addrs_.back() - addrs_.front();
+	base_ = addrs_.front();
+	const uint64_t align = (uint64_t(1) << align_bits) - 1;
+	bool packable = (span >> align_bits) <= UINT32_MAX;
+	for (size_t i = 0; packable && i < addrs_.size(); i++)
+		packable = !((addrs_[i] - base_) & align);
+	if (packable) {
+		packed_.resize(addrs_.size());
+		for (size_t i = 0; i < addrs_.size(); i++)
+			packed_[i] = uint32_t((addrs_[i] - base_) >> align_bits);
+		std::vector<uint64_t>().swap(addrs_);
+	}
+	uint64_t want = std::max<uint64_t>(size() / 8, 1024);
 	while ((span >> shift_) >= want)
 		shift_++;
 	buckets_.assign((span >> shift_) + 2, 0);
-	for (uint64_t a : addrs_)
-		buckets_[((a - addrs_.front()) >> shift_) + 1]++;
+	for (uint32_t i = 0; i < size(); i++)
+		buckets_[((address(i) - base_) >> shift_) + 1]++;
 	for (size_t b = 1; b < buckets_.size(); b++)
 		buckets_[b] += buckets_[b - 1];
 }
