@@ -1,5 +1,8 @@
 // ljcore: what was this LuaJIT process doing when it died?
 #include <iostream>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <CLI/CLI.hpp>
 
@@ -66,6 +69,14 @@ int run(int argc, char **argv)
 // from the documented set, never in std::terminate.
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+	// Arrays of an element an object (gc --retained's) are freed as soon
+	// as they are done with, and that must give their memory back: glibc
+	// would raise its mmap threshold past the first one freed (up to 32
+	// MB) and keep the next ones on a heap it seldom shrinks. A fixed
+	// threshold keeps every large block a mapping of its own.
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 	std::string what = "an unknown exception";
 	try {
 		return run(argc, argv);

@@ -253,7 +253,7 @@ void Search::fill(GcCensus &census)
 } // namespace
 
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
-			      const GcPathOptions &path_options)
+			      const GcPathOptions &path_options, std::vector<uint64_t> *objects)
 {
 	Search search(vm, path_options);
 	std::exception_ptr error;
@@ -268,7 +268,7 @@ GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_option
 				error = std::current_exception();
 			}
 		});
-	GcCensus census = gc_census(vm, census_options);
+	GcCensus census = gc_census(vm, census_options, objects);
 	if (beside.joinable()) {
 		beside.join();
 		if (error)

@@ -24,7 +24,9 @@ struct GcPathOptions {
 // census.strings.largest, and census.by_prefix: the bytes of the objects
 // first reached through each root and first key. census.paths_complete
 // says whether the search ran to its end.
+// objects: as gc_census's.
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
-			      const GcPathOptions &path_options);
+			      const GcPathOptions &path_options,
+			      std::vector<uint64_t> *objects = nullptr);
 
 } // namespace ljcore

@@ -1,0 +1,56 @@
+// Every GC object of a VM, as the census found them on LuaJIT's own lists
+// (gc_census.h): kept as sorted addresses (32-bit where they fit), so a reference can be checked
+// against them and numbered by its index; an index of buckets over the
+// address range keeps a lookup to a few comparisons.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ljcore::gc {
+
+class HeapObjects {
+public:
+	static constexpr uint32_t none = UINT32_MAX;
+
+	// At most none - 1 of addrs are kept: more than a heap can hold.
+	explicit HeapObjects(std::vector<uint64_t> addrs);
+
+	size_t size() const { return packed_.empty() ? addrs_.size() : packed_.size(); }
+	uint64_t address(uint32_t i) const
+	{
+		return packed_.empty() ? addrs_[i] : base_ + (uint64_t(packed_[i]) << align_bits);
+	}
+	// The index of the object at addr, none if no list holds it.
+	uint32_t find(uint64_t addr) const
+	{
+		const size_t n = size();
+		if (!n || addr < address(0) || addr > address(uint32_t(n - 1)))
+			return none;
+		uint64_t b = (addr - address(0)) >> shift_;
+		uint32_t lo = buckets_[b], hi = buckets_[b + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (address(mid) < addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < n && address(lo) == addr ? lo : none;
+	}
+
+private:
+	// LuaJIT's allocators align every GC object to 8 bytes: the
+	// addresses of a heap under 32 GB wide fit in 32 bits as their
+	// distance from the lowest in units of 8, half the memory of
+	// addrs_, which keeps the others (a hostile core's odd ones).
+	static constexpr unsigned align_bits = 3;
+	uint64_t base_ = 0;
+	std::vector<uint32_t> packed_;
+	std::vector<uint64_t> addrs_;
+	std::vector<uint32_t> buckets_; // first index of each bucket, and the end
+	unsigned shift_ = 0;
+};
+
+} // namespace ljcore::gc

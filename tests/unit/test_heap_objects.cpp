@@ -1,0 +1,59 @@
+// gc::HeapObjects (analyzer/gc/heap_objects.h): the same answers whether
+// the addresses are packed into 32 bits or, when one is not 8-aligned or
+// the heap is wider than 32 GB, kept whole.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/gc/heap_objects.h"
+
+using ljcore::gc::HeapObjects;
+
+namespace {
+
+// Every address is found at its rank, and addresses between, below and
+// above them are not.
+void check_lookups(const std::vector<uint64_t> &sorted)
+{
+	HeapObjects objects({sorted.rbegin(), sorted.rend()});
+	REQUIRE(objects.size() == sorted.size());
+	for (uint32_t i = 0; i < sorted.size(); i++) {
+		CHECK(objects.address(i) == sorted[i]);
+		CHECK(objects.find(sorted[i]) == i);
+		CHECK(objects.find(sorted[i] + 1) == HeapObjects::none);
+		CHECK(objects.find(sorted[i] - 1) == HeapObjects::none);
+	}
+	CHECK(objects.find(0) == HeapObjects::none);
+	CHECK(objects.find(UINT64_MAX) == HeapObjects::none);
+}
+
+} // namespace
+
+TEST_CASE("heap objects: 8-aligned addresses within 32 GB")
+{
+	std::vector<uint64_t> a;
+	for (uint64_t k = 0; k < 5000; k++)
+		a.push_back(0x7f0000000000 + k * 24 + (k / 1000) * 0x100000);
+	check_lookups(a);
+}
+
+TEST_CASE("heap objects: an address that is not 8-aligned")
+{
+	check_lookups({0x10000, 0x10008, 0x10013, 0x20000});
+}
+
+TEST_CASE("heap objects: a heap wider than 32 GB")
+{
+	check_lookups({0x10000, 0x10010, 0x7f0000000000, 0x7f0000000040});
+}
+
+TEST_CASE("heap objects: duplicates once, and none at all")
+{
+	HeapObjects twice({0x1000, 0x1000, 0x2000});
+	CHECK(twice.size() == 2);
+	CHECK(twice.find(0x2000) == 1);
+	HeapObjects empty({});
+	CHECK(empty.size() == 0);
+	CHECK(empty.find(0x1000) == HeapObjects::none);
+}
