@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/lua/vm.h"
@@ -13,6 +15,13 @@ namespace ljcore {
 struct GcPathOptions {
 	uint64_t max_objects = 4000000; // objects visited before giving up
 	uint64_t max_slots = 64000000;  // table, stack and upvalue slots read
+	// Steps below the root that name a prefix in GcCensus::by_prefix: 1
+	// is a root and its first key ("_G.app"); deeper ones ("_G.app.cache")
+	// tell a leak in one field of a big table from the rest. Below the
+	// first step, array elements count toward their table's prefix, and
+	// past max_prefixes every object counts toward its parent's.
+	uint32_t prefix_depth = 1;
+	uint32_t max_prefixes = 100000;
 };
 
 // Roots, in the order that breaks ties between paths of equal length:
@@ -22,9 +31,17 @@ struct GcPathOptions {
 // table keys and values, metatables, Lua and C function upvalues, stack
 // slots. A census (gc_census.h) with, besides, the path of census.top and
 // census.strings.largest, and census.by_prefix: the bytes of the objects
-// first reached through each root and first key. census.paths_complete
-// says whether the search ran to its end.
+// first reached through each path prefix (the bytes under "_G.app.cache"
+// also count toward "_G.app"). census.paths_complete says whether the
+// search ran to its end.
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options);
+
+// The path prefix (to path_options.prefix_depth) through which the search
+// first reaches each of blocks, in their order: an object, or a table's
+// array or hash part or a thread's stack, which belong to their object.
+// Empty for one it does not reach (garbage, or past the search's bounds).
+std::vector<std::string> gc_path_prefixes(const Vm &vm, const std::vector<uint64_t> &blocks,
+					  const GcPathOptions &path_options);
 
 } // namespace ljcore
