@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "analyzer/gc/gc_paths.h"
+#include "analyzer/gc/retained.h"
 #include "analyzer/lua/luajit_arch.h"
 #include "analyzer/model/lua_text.h"
 #include "analyzer/nginx/nginx_request.h"
@@ -186,8 +187,18 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 			v.traces->executing = int32_t(compiled->frames.trace);
 	}
 	if (options.gc) {
-		v.gc = options.gc->paths ? gc_census_with_paths(vm, *options.gc, GcPathOptions{})
-					 : gc_census(vm, *options.gc);
+		// The census lists the objects for the dominator tree.
+		std::vector<uint64_t> objects;
+		auto *listed = options.gc->retained ? &objects : nullptr;
+		v.gc = options.gc->paths
+			       ? gc_census_with_paths(vm, *options.gc, GcPathOptions{}, listed)
+			       : gc_census(vm, *options.gc, listed);
+		if (options.gc->retained) {
+			const RetainedHeap heap(vm, std::move(objects), v.gc->complete);
+			v.gc->retained = gc_retained(heap, options.gc->retained_top,
+						     options.gc->retained_depth);
+			v.gc->diagnostics.merge(heap.diagnostics());
+		}
 		for (auto &p : v.gc->diagnostics.problems())
 			ta.diag.problem("GC heap of VM " + luajit_pointer(c.g) + ": " + p);
 	}

@@ -21,6 +21,11 @@ struct GcCensusOptions {
 	size_t top = 10;        // largest objects to keep
 	size_t top_strings = 5; // largest strings to keep
 	bool paths = false;     // also a path from a root to each (gc_paths.h)
+	// Retained sizes (gc/retained.h): the objects of the largest, each
+	// table with its largest dominated children down to retained_depth.
+	bool retained = false;
+	size_t retained_top = 10;
+	size_t retained_depth = 0;
 };
 
 struct LocalsOptions {

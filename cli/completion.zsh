@@ -39,6 +39,8 @@ _ljcore_command() {
 		_arguments $common '--json[print the census as JSON]' \
 			'--top[how many of the largest objects]:count:' \
 			'--paths[a path from a root to each of the largest objects]' \
+			'--retained[the objects that keep the most memory alive]' \
+			'--depth[with --retained: levels of dominated children]:levels:' \
 			'--diff[an earlier core of the same program]:core:_files' \
 			'--every[with --pid: a heap snapshot this often (30s, 500ms)]:duration:' \
 			'--count[with --every: how many snapshots]:count:' \

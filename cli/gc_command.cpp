@@ -25,6 +25,13 @@ public:
 			->check(CLI::NonNegativeNumber);
 		cmd->add_flag("--paths", census_.paths,
 			      "a shortest path from a root to each of the largest objects");
+		cmd->add_flag("--retained", census_.retained,
+			      "the objects that keep the most memory alive (their retained size: "
+			      "all only they reach), with a shortest path to each");
+		cmd->add_option("--depth", census_.retained_depth,
+				"with --retained: each table's largest dominated children, this "
+				"many levels down")
+			->check(CLI::NonNegativeNumber);
 		cmd->add_option("--diff", before_,
 				"a core of the same program from before: print what grew from "
 				"it to CORE")
@@ -35,14 +42,17 @@ public:
 	int run() override
 	{
 		AnalyzeOptions options = analyze_options(input_);
+		census_.retained_top = census_.top;
 		options.gc = census_;
 		if (!every_.empty() || alloc_sites_)
 			return run_live();
 		if (!before_.empty()) {
 			if (!input_given(input_))
 				return exit_usage;
-			// Growth by path prefix needs the paths.
+			// Growth by path prefix needs the paths, and of retained
+			// size the dominator tree.
 			options.gc->paths = true;
+			options.gc->retained = true;
 			return gc_diff_command(before_, input_.core, options, json_);
 		}
 		return run_analysis(input_, options, [&](const Analysis &a) {

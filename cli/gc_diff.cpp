@@ -51,6 +51,17 @@ void diff_text(std::ostream &out, const GcDiff &d)
 		out << buf << printable(p.prefix) << "  (" << p.before << " -> " << p.after
 		    << ")\n";
 	}
+	if (!d.retained.empty())
+		out << "growth of retained size by path (bytes only the object at each root and "
+		       "first key keeps alive):\n";
+	for (size_t i = 0; i < d.retained.size() && i < listed_prefixes; i++) {
+		const GcPrefixGrowth &p = d.retained[i];
+		if (!p.growth())
+			break;
+		snprintf(buf, sizeof buf, "  %14s  ", signed_bytes(p.growth()).c_str());
+		out << buf << printable(p.prefix) << "  (" << p.before << " -> " << p.after
+		    << ")\n";
+	}
 	if (!d.new_largest.empty())
 		out << "largest objects whose path was not among the largest before:\n";
 	for (auto &o : d.new_largest)
@@ -64,12 +75,15 @@ json diff_json(const GcDiff &d)
 	for (size_t i = 0; i < gc_type_count; i++)
 		types[gc_type_name(GcType(i))] = {{"count", d.types[i].count},
 						  {"bytes", d.types[i].bytes}};
-	json prefixes = json::array();
-	for (auto &p : d.prefixes)
-		prefixes.push_back({{"prefix", p.prefix},
-				    {"before", p.before},
-				    {"after", p.after},
-				    {"growth", p.growth()}});
+	auto growth_json = [](const std::vector<GcPrefixGrowth> &list) {
+		json out = json::array();
+		for (auto &p : list)
+			out.push_back({{"prefix", p.prefix},
+				       {"before", p.before},
+				       {"after", p.after},
+				       {"growth", p.growth()}});
+		return out;
+	};
 	json fresh = json::array();
 	for (auto &o : d.new_largest)
 		fresh.push_back(
@@ -77,7 +91,8 @@ json diff_json(const GcDiff &d)
 	return {{"gc_total_before", d.total_before},
 		{"gc_total_after", d.total_after},
 		{"types", types},
-		{"prefixes", prefixes},
+		{"prefixes", growth_json(d.prefixes)},
+		{"retained", growth_json(d.retained)},
 		{"new_largest", fresh}};
 }
 

@@ -34,8 +34,11 @@ void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level)
 void render_gc(std::ostream &out, const Analysis &a);
 void render_gc_json(std::ostream &out, const Analysis &a);
 nlohmann::json gc_census_json(const GcCensus &c);
+// gc --retained (render_gc_retained.cpp): text, and vms[].retained[].
+void render_gc_retained(std::ostream &out, const GcRetained &r);
+nlohmann::json gc_retained_json(const GcRetained &r);
 
 std::string signal_name(int signo);
-std::string hex_address(uint64_t v);  // 0x and 16 digits, for text
+std::string hex_address(uint64_t v); // 0x and 16 digits, for text
 
 } // namespace ljcore

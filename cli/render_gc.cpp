@@ -166,6 +166,8 @@ void render_gc(std::ostream &out, const Analysis &a)
 		census_text(out, *vm.gc);
 		strings_text(out, vm.gc->strings);
 		top_text(out, *vm.gc);
+		if (vm.gc->retained)
+			render_gc_retained(out, *vm.gc->retained);
 	}
 }
 
@@ -176,6 +178,14 @@ void render_gc_json(std::ostream &out, const Analysis &a)
 		json v = {{"global_state", hex(vm.global_state)}, {"layout", vm.layout}};
 		if (vm.gc)
 			v["gc"] = gc_census_json(*vm.gc);
+		if (vm.gc && vm.gc->retained) {
+			const GcRetained &r = *vm.gc->retained;
+			v["retained"] = gc_retained_json(r);
+			v["gc"]["retained"] = {{"objects", r.objects},
+					       {"objects_listed", r.objects_listed},
+					       {"reachable_bytes", r.reachable_bytes},
+					       {"complete", r.complete}};
+		}
 		vms.push_back(std::move(v));
 	}
 	json doc = {{"schema_version", Analysis::schema_version},

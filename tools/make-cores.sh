@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Crashes every testdata/{scenarios,coroutines,traces,gc,locals}/*.lua under each LuaJIT
+# Crashes every testdata/{scenarios,coroutines,traces,gc,retained,locals}/*.lua under each LuaJIT
 # variant and keeps, per run, the core and LuaJIT's own view of itself written just before
 # the crash (the oracle ljcore must match): for scenarios the traceback of the crashing
 # frame, for coroutines/ scripts a block per coroutine, for traces/ scripts jit.dump's
 # listing of every trace, for gc/ scripts their planted objects and g->gc.total, for
+# retained/ scripts the retained size LuaJIT measured for each structure, for
 # locals/ scripts what debug.getlocal and debug.getupvalue see at every level.
 # Usage: tools/make-cores.sh [VARIANT...]   (default: tools/variants.txt)
 # Output: build/cores/<variant>/<scenario>/
@@ -16,7 +17,8 @@
 # Oracles are debug.traceback("", 1) verbatim: "\nstack traceback:\n\t..." with no final
 # newline. Outputs newer than both the script and luajit are kept (cache); delete the
 # directory to force a rerun. Env: JOBS (parallel scenarios, default nproc), SCRIPT_DIRS
-# (which testdata/ directories to run, default all: "scenarios coroutines traces gc locals").
+# (which testdata/ directories to run, default all: "scenarios coroutines traces gc
+# retained locals").
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +31,7 @@ jobs_max=${JOBS:-$(nproc)}
 
 # Scenarios check the crashing stack; coroutines/ scripts check every coroutine.
 scripts=()
-for d in ${SCRIPT_DIRS:-scenarios coroutines traces gc locals}; do
+for d in ${SCRIPT_DIRS:-scenarios coroutines traces gc retained locals}; do
   scripts+=("$root/testdata/$d"/*.lua)
 done
 [[ -e ${scripts[0]} ]] || { echo "no scenarios in testdata/${SCRIPT_DIRS:-scenarios}" >&2; exit 1; }

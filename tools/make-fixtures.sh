@@ -49,9 +49,11 @@ for v in "${variants[@]}"; do
     core=$dir/core.kernel
     [[ -f $core ]] || continue
     ((only_missing)) && [[ -d $root/testdata/fixtures/$v/$scenario ]] && continue
-    # gc/ scenarios are checked against their own census (tests/gc), and
+    # gc/ and retained/ scenarios are checked against their own census (tests/gc,
+    # tests/retained), and
     # their heaps would make the largest fixtures by far.
     [[ -f $root/testdata/gc/$scenario.lua ]] && continue
+    [[ -f $root/testdata/retained/$scenario.lua ]] && continue
     # A fixture pins a correct reading: only where ljcore matches
     # LuaJIT's own view (traceback, coroutines, jit.dump) on the core, and
     # again on the fixture's minimized core, which must have kept all of it.

@@ -155,6 +155,8 @@ void Census::add_strings(Census &strings)
 	mine.part1 += theirs.part1;
 	mine.part2 += theirs.part2;
 	out_.strings = std::move(strings.out_.strings);
+	objects_.insert(objects_.end(), strings.objects_.begin(), strings.objects_.end());
+	strings.objects_ = {};
 	for (auto &o : strings.out_.overheads)
 		out_.overheads.push_back(std::move(o));
 	for (auto &p : strings.out_.diagnostics.problems())
@@ -177,6 +179,7 @@ GcCensus Census::run()
 	main_thread_ = g.mainthread().value_or(0);
 	add_overheads();
 	auto strings = std::make_unique<Census>(vm_, options_);
+	strings->collect_ = collect_;
 	uint64_t tab = 0;
 	std::optional<StringBatches> batches;
 	if (strings->open_string_table(tab))
@@ -242,9 +245,15 @@ GcCensus Census::run()
 
 namespace ljcore {
 
-GcCensus gc_census(const Vm &vm, const GcCensusOptions &options)
+GcCensus gc_census(const Vm &vm, const GcCensusOptions &options, std::vector<uint64_t> *objects)
 {
-	return gc::Census(vm, options).run();
+	gc::Census census(vm, options);
+	if (objects)
+		census.collect_objects();
+	GcCensus out = census.run();
+	if (objects)
+		*objects = std::move(census.objects());
+	return out;
 }
 
 } // namespace ljcore

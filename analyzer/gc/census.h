@@ -35,6 +35,9 @@ public:
 	}
 
 	GcCensus run();
+	// Also keeps the address of every object counted, for objects().
+	void collect_objects() { collect_ = true; }
+	std::vector<uint64_t> &objects() { return objects_; }
 
 private:
 	void problem(std::string what)
@@ -63,6 +66,8 @@ private:
 		s.part1 += part1;
 		s.part2 += part2;
 		top_.offer(bytes, addr, t);
+		if (collect_)
+			objects_.push_back(addr);
 	}
 	// Sizes one object whose bytes obj_ holds, by its gct; false if it is
 	// no GC object we know.
@@ -110,6 +115,8 @@ private:
 	uint32_t cts_sizetab_ = 0;
 	std::vector<uint32_t> ctype_sizes_; // payload size by CTypeID, cached
 	uint64_t implausible_ = 0;
+	bool collect_ = false;
+	std::vector<uint64_t> objects_; // when collect_
 
 	friend class StringBatches; // adds batches to the census of the strings
 };

@@ -29,6 +29,9 @@ struct GcDiff {
 	uint64_t total_after = 0;
 	std::array<GcGrowth, gc_type_count> types{};
 	std::vector<GcPrefixGrowth> prefixes; // most grown first
+	// Retained bytes of the object at each path prefix, most grown
+	// first; empty unless both censuses have retained sizes.
+	std::vector<GcPrefixGrowth> retained;
 	// Largest objects of the second core with a path that none of the
 	// first core's largest objects has.
 	std::vector<GcObject> new_largest;

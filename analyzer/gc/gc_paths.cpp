@@ -305,7 +305,7 @@ std::vector<std::string> Search::prefixes_of(const std::vector<uint64_t> &object
 } // namespace
 
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
-			      const GcPathOptions &path_options)
+			      const GcPathOptions &path_options, std::vector<uint64_t> *objects)
 {
 	Search search(vm, path_options);
 	std::exception_ptr error;
@@ -320,7 +320,7 @@ GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_option
 				error = std::current_exception();
 			}
 		});
-	GcCensus census = gc_census(vm, census_options);
+	GcCensus census = gc_census(vm, census_options, objects);
 	if (beside.joinable()) {
 		beside.join();
 		if (error)

@@ -34,8 +34,10 @@ struct GcPathOptions {
 // first reached through each path prefix (the bytes under "_G.app.cache"
 // also count toward "_G.app"). census.paths_complete says whether the
 // search ran to its end.
+// objects: as gc_census's.
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
-			      const GcPathOptions &path_options);
+			      const GcPathOptions &path_options,
+			      std::vector<uint64_t> *objects = nullptr);
 
 // The path prefix (to path_options.prefix_depth) through which the search
 // first reaches each of blocks, in their order: an object, or a table's

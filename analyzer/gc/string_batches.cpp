@@ -32,6 +32,7 @@ bool StringBatches::claim(uint64_t &index, uint64_t &first, uint64_t &n)
 std::unique_ptr<Census> StringBatches::part() const
 {
 	auto p = std::make_unique<Census>(total_.vm_, total_.options_);
+	p->collect_ = total_.collect_;
 	p->top_.raise_floor(top_floor_);
 	p->top_strings_.raise_floor(top_strings_floor_);
 	return p;
@@ -64,6 +65,7 @@ void Census::add_batch(Census &part)
 	st.longest = std::max(st.longest, part.out_.strings.longest);
 	st.strings += part.out_.strings.strings;
 	st.bytes = mine.bytes;
+	objects_.insert(objects_.end(), part.objects_.begin(), part.objects_.end());
 	// The part listed its first implausible objects first, then maybe
 	// the problem that ended it: of the former, only as many as this
 	// census has room left for.

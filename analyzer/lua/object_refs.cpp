@@ -98,6 +98,12 @@ std::string ref_label(const Vm &vm, RefKind kind, uint64_t key, uint64_t from)
 		return "<prototype>";
 	case RefKind::constant:
 		return "<constant " + std::to_string(key) + ">";
+	case RefKind::env:
+		return "<env>";
+	case RefKind::upvalue_value:
+		return ""; // the step to the GCupval named it
+	case RefKind::chunkname:
+		return "<chunk name>";
 	}
 	return "?";
 }

@@ -1,11 +1,20 @@
 // The objects a GC object references, after lj_gc.c's gc_traverse_*: a
 // table's metatable, array and hash part; a Lua function's prototype and
-// the values of its upvalues (the GCupval between is skipped), a C
-// function's upvalues; a thread's stack; a prototype's GC constants; a
-// userdata's metatable. Traces are not followed, and weak tables are
-// followed as strong ones: a path through one is a path all the same.
-// Each reference is told to a sink with its kind and key, which
-// ref_label() turns into the step of a path ("._G", "[3]", "<upvalue 'x'>").
+// the values of its upvalues, a C function's upvalues; a thread's stack; a
+// prototype's GC constants; a userdata's metatable. Each reference is told
+// to a sink with its kind and key, which ref_label() turns into the step
+// of a path ("._G", "[3]", "<upvalue 'x'>").
+//
+// Two modes. RefMode::paths, for paths people read: the GCupval between a
+// function and its upvalue's value is skipped, traces and environments are
+// not followed, and weak tables are followed as strong ones (a path
+// through one is a path all the same). RefMode::gc, for what the GC
+// itself keeps alive (retained sizes): exactly the edges lj_gc.c marks.
+// GCupval objects are nodes of their own (function -> upvalue -> value),
+// environments, string keys and a prototype's chunk name are followed,
+// the keys of hash nodes with a nil value are not, and the weak half of a
+// weak table (its metatable's __mode) is left out, strings excepted, as
+// gc_mayclear never clears a string.
 //
 // A sink has
 //   void ref(RefKind kind, uint64_t key, uint64_t target)  target != 0
@@ -18,6 +27,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/lua/limits.h"
@@ -41,14 +51,23 @@ enum class RefKind : uint8_t {
 	stack_slot, // key: slot number from the bottom of the stack
 	prototype,  // of a Lua function
 	constant,   // key: index of a prototype's GC constant
+	// RefMode::gc only:
+	env,           // a function's, thread's or userdata's environment table
+	upvalue_value, // of a GCupval; the step from the function says the name
+	chunkname,     // of a prototype
 };
+
+enum class RefMode : uint8_t { paths, gc };
 
 // The step of a path that ref kind with key makes from the object from.
 std::string ref_label(const Vm &vm, RefKind kind, uint64_t key, uint64_t from);
 
 template <typename Sink> class ObjectRefs {
 public:
-	ObjectRefs(const Vm &vm, Sink &sink) : vm_(vm), ly_(vm.layout()), sink_(sink) {}
+	ObjectRefs(const Vm &vm, Sink &sink, RefMode mode = RefMode::paths)
+	    : vm_(vm), ly_(vm.layout()), sink_(sink), gc_(mode == RefMode::gc)
+	{
+	}
 
 	// The references of object o, whose type tag is gct.
 	void visit(uint64_t o, uint8_t gct)
@@ -69,6 +88,14 @@ public:
 		case LJ_TUDATA:
 			// GCudata.metatable sits where GCtab's does (lj_obj.h).
 			ref(RefKind::metatable, 0, vm_.ref(o + ly_.tab_metatable).value_or(0));
+			// GCudata.env is the GCRef right before len.
+			if (gc_)
+				ref(RefKind::env, 0,
+				    vm_.ref(o + ly_.ud_len - ly_.ptrsize).value_or(0));
+			break;
+		case LJ_TUPVAL:
+			if (gc_)
+				upvalue(o);
 			break;
 		default:
 			break;
@@ -129,6 +156,7 @@ private:
 		if (f.failed)
 			return;
 		ref(RefKind::metatable, 0, metatable);
+		weak_ = gc_ && metatable ? weak_mode(metatable) : 0;
 		if (t.asize > lj_limit::array_slots)
 			sink_.problem(addr, "table claims " + std::to_string(t.asize) +
 						    " array slots, more than LuaJIT allows");
@@ -138,7 +166,7 @@ private:
 				     double key = double(k);
 				     uint64_t bits;
 				     memcpy(&bits, &key, 8);
-				     ref(RefKind::index, bits, slot_object(p));
+				     ref(RefKind::index, bits, strong(p, weak_value));
 			     });
 		if (t.hmask == 0) // the shared nilnode
 			return;
@@ -157,11 +185,14 @@ private:
 		uint64_t k = tvalue::load(p + 8);
 		if (tvalue::is_nil(ly_, k)) // free node
 			return;
+		// gc_traverse_tab marks the key of a node only with its value.
+		if (gc_ && tvalue::is_nil(ly_, tvalue::load(p)))
+			return;
 		uint64_t kgc = tvalue::gc_object_or_0(ly_, k);
 		bool string_key = tvalue::itype(ly_, k) == ~uint32_t(LJ_TSTR);
-		if (kgc && !string_key)
-			ref(RefKind::as_key, 0, kgc);
-		uint64_t vgc = slot_object(p);
+		if (kgc && (!string_key || gc_))
+			ref(RefKind::as_key, 0, strong(p + 8, weak_key));
+		uint64_t vgc = strong(p, weak_value);
 		if (!vgc)
 			return;
 		if (string_key)
@@ -178,6 +209,9 @@ private:
 		auto nup = vm_.value<uint8_t>(fn + ly_.fn_nupvalues);
 		if (!ffid || !nup)
 			return;
+		// GCfunc.env is two GCRefs before pc (lj_obj.h GCfuncHeader).
+		if (gc_)
+			ref(RefKind::env, 0, vm_.ref(fn + ly_.fn_pc - 2 * ly_.ptrsize).value_or(0));
 		if (*ffid != LJ_FF_LUA) {
 			// GCfuncC: upvalue TValues follow the lua_CFunction.
 			scan(fn + ly_.fn_f + 8, *nup, 8, "upvalues", fn,
@@ -193,6 +227,10 @@ private:
 		// (closed: inside the upvalue; open: a stack slot).
 		for (uint32_t k = 0; k < *nup; k++) {
 			auto uv = vm_.ref(fn + ly_.fn_uvptr + uint64_t(k) * ly_.ptrsize);
+			if (gc_) {
+				ref(RefKind::upvalue, k, uv.value_or(0));
+				continue;
+			}
 			auto v = uv ? vm_.ref(*uv + ly_.uv_v) : uv;
 			auto tv = v ? vm_.value<uint64_t>(*v) : v;
 			if (tv)
@@ -200,9 +238,22 @@ private:
 		}
 	}
 
+	// A GCupval's value: inside it when closed, a stack slot when open.
+	void upvalue(uint64_t uv)
+	{
+		auto v = vm_.ref(uv + ly_.uv_v);
+		auto tv = v ? vm_.value<uint64_t>(*v) : v;
+		if (tv)
+			ref(RefKind::upvalue_value, 0, tvalue::gc_object_or_0(ly_, *tv));
+		else
+			sink_.problem(uv, "upvalue's value unreadable: " + tv.error().reason);
+	}
+
 	// The slots in use, from the bottom of the stack to top.
 	void thread(uint64_t L)
 	{
+		if (gc_)
+			ref(RefKind::env, 0, vm_.ref(L + ly_.L_env).value_or(0));
 		auto stack = vm_.ref(L + ly_.L_stack);
 		auto top = vm_.value<uint64_t>(L + ly_.L_top);
 		auto stacksize = vm_.value<uint32_t>(L + ly_.L_stacksize);
@@ -222,6 +273,8 @@ private:
 	// GC constants: GCRefs counted down from k (lj_obj.h proto_kgc).
 	void proto(uint64_t pt)
 	{
+		if (gc_)
+			ref(RefKind::chunkname, 0, vm_.ref(pt + ly_.pt_chunkname).value_or(0));
 		auto k = vm_.ref(pt + ly_.pt_k);
 		auto n = vm_.value<uint32_t>(pt + ly_.pt_sizekgc);
 		if (!k || !n)
@@ -234,9 +287,54 @@ private:
 		     });
 	}
 
+	// The weak halves of a table (lj_gc.c gc_traverse_tab): bits of
+	// weak_mode(), for the table being visited.
+	static constexpr uint8_t weak_key = 1, weak_value = 2;
+
+	// The GC object slot p holds unless weak says that half of the table
+	// is weak: only strings survive a weak slot.
+	uint64_t strong(const unsigned char *p, uint8_t half) const
+	{
+		uint64_t v = tvalue::load(p);
+		if ((weak_ & half) && tvalue::itype(ly_, v) != ~uint32_t(LJ_TSTR))
+			return 0;
+		return tvalue::gc_object_or_0(ly_, v);
+	}
+
+	// The __mode of metatable mt as weak_* bits (lj_meta_fastg reads the
+	// field; 'k' and 'v' anywhere in the string count), cached: a
+	// million tables may share one metatable.
+	uint8_t weak_mode(uint64_t mt)
+	{
+		if (auto it = weak_cache_.find(mt); it != weak_cache_.end())
+			return it->second;
+		uint8_t mode = 0;
+		auto node = vm_.ref(mt + ly_.tab_node);
+		auto hmask = vm_.value<uint32_t>(mt + ly_.tab_hmask);
+		for (uint64_t i = 0; node && hmask && *hmask < lj_limit::hash_nodes && i <= *hmask;
+		     i++) {
+			auto key = vm_.value<uint64_t>(*node + i * ly_.node_size + 8);
+			auto val = vm_.value<uint64_t>(*node + i * ly_.node_size);
+			if (!key || !val)
+				break;
+			if (tvalue::itype(ly_, *key) != ~uint32_t(LJ_TSTR) ||
+			    tvalue::itype(ly_, *val) != ~uint32_t(LJ_TSTR) ||
+			    vm_.str(tvalue::gc_object(ly_, *key), 8).value_or("") != "__mode")
+				continue;
+			for (char c : vm_.str(tvalue::gc_object(ly_, *val), 64).value_or(""))
+				mode |= c == 'k' ? weak_key : c == 'v' ? weak_value : 0;
+			break;
+		}
+		weak_cache_.emplace(mt, mode);
+		return mode;
+	}
+
 	const Vm &vm_;
 	const lj_layout &ly_;
 	Sink &sink_;
+	const bool gc_;
+	uint8_t weak_ = 0;
+	std::unordered_map<uint64_t, uint8_t> weak_cache_;
 	std::vector<unsigned char> buf_;
 };
 

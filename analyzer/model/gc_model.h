@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,27 @@ struct GcStringTable {
 	std::vector<GcObject> largest;
 };
 
+// One object by what it keeps alive (gc --retained, gc/retained.h).
+struct GcRetainedObject {
+	uint64_t addr = 0;
+	GcType type = GcType::table;
+	uint64_t shallow_bytes = 0;             // the object alone
+	uint64_t retained_bytes = 0;            // with all it dominates
+	uint64_t retained_objects = 0;          // it and all it dominates
+	std::string path;                       // a shortest one from a root
+	std::vector<GcRetainedObject> children; // largest dominated, to --depth
+};
+
+struct GcRetained {
+	uint64_t objects = 0;              // reachable from the roots
+	uint64_t objects_listed = 0;       // on LuaJIT's lists, garbage included
+	uint64_t reachable_bytes = 0;      // retained by the roots together
+	std::vector<GcRetainedObject> top; // largest retained first
+	// Retained bytes of the object at each path prefix, for --diff.
+	std::map<std::string, uint64_t> by_prefix;
+	bool complete = true;
+};
+
 struct GcCensus {
 	uint64_t gc_total = 0; // g->gc.total
 	std::array<GcTypeStats, gc_type_count> types{};
@@ -73,9 +95,10 @@ struct GcCensus {
 	// Bytes first reached through each path prefix (root and first key)
 	// by the path search, for --diff; empty when paths were not asked for.
 	std::map<std::string, uint64_t> by_prefix;
-	bool paths_complete = true; // the path search visited everything
-	bool complete = true;       // every list was walked to its end
-	Diagnostics diagnostics;    // what could not be read, as problems
+	std::optional<GcRetained> retained; // when asked for (gc --retained)
+	bool paths_complete = true;         // the path search visited everything
+	bool complete = true;               // every list was walked to its end
+	Diagnostics diagnostics;            // what could not be read, as problems
 
 	uint64_t object_bytes() const
 	{

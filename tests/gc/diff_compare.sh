@@ -3,7 +3,8 @@
 # leak levels N1 < N2 (N sessions, each a table and a string, under _G.app.sessions):
 #   - the totals are LuaJIT's own collectgarbage("count") * 1024 of each run;
 #   - tables and strings grew by at least N2 - N1 each;
-#   - the path prefix that grew most is _G.app, holding (nearly) all of the growth.
+#   - the path prefix that grew most is _G.app, holding (nearly) all of the growth;
+#   - so is the path whose object's retained size grew most (the sessions are only its).
 # Usage: tests/gc/diff_compare.sh LJCORE BEFORE_DIR AFTER_DIR KIND
 #   *_DIR: build/cores/<variant>/leak_<N>/ as tools/make-cores.sh makes them; KIND kernel|gcore.
 # Exit: 0 pass, 1 fail, 2 usage, 77 skip (cores never made).
@@ -54,6 +55,10 @@ top = d["prefixes"][0] if d["prefixes"] else {"prefix": None, "growth": 0}
 if top["prefix"] != "_G.app" or top["growth"] < 0.9 * growth:
     failures.append("most grown prefix %s (+%d) is not _G.app with most of +%d: %s" % (
         top["prefix"], top["growth"], growth, d["prefixes"][:5]))
+top = d["retained"][0] if d["retained"] else {"prefix": None, "growth": 0}
+if top["prefix"] != "_G.app" or top["growth"] < 0.9 * growth:
+    failures.append("most grown retained size %s (+%d) is not _G.app's with most of +%d: %s" % (
+        top["prefix"], top["growth"], growth, d["retained"][:5]))
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

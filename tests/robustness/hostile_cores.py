@@ -8,7 +8,7 @@ Each case patches a copy of CORE where a length, a count or a link says
 more than any heap holds: a GC list that is a long cycle, a string of 4 GB,
 a stack of 2^40 bytes, notes and segments past the end of the file, ...
 Every command (`analyze --all --json`, `bt --json`, `traces --json
---mcode`, `gc --paths --json`) must then end within the time limit with a
+--mcode`, `gc --paths --retained --json`) must then end within the time limit with a
 status of README's "Exit status", its peak RSS must stay under the cap
 (proportional to the core), and it must say what it could not read.
 Environment: HOSTILE_SECONDS (default 20), HOSTILE_RSS_MB (the cap above
@@ -33,7 +33,7 @@ COMMANDS = {
     "analyze": ["analyze", "--all", "--json"],
     "bt": ["bt", "--json"],
     "traces": ["traces", "--json", "--mcode"],
-    "gc": ["gc", "--paths", "--json"],
+    "gc": ["gc", "--paths", "--retained", "--json"],
 }
 # README "Exit status": complete, partial, no VM, unreadable input.
 DOCUMENTED_STATUS = (0, 1, 2, 3)

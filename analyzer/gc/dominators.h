@@ -1,0 +1,30 @@
+// Immediate dominators of a graph whose nodes are numbered so that every
+// node but the entry (0) is reached first from a node of a smaller number
+// (breadth-first order does that). Cooper, Harvey and Kennedy's iteration
+// ("A Simple, Fast Dominance Algorithm"), pushed along the successor
+// lists: each edge p -> s moves idom[s] to the nearest common dominator of
+// idom[s] and p until nothing moves. Their walk up the tree compares node
+// numbers, which needs dominators numbered below the nodes they dominate:
+// every path from the entry to a node passes its dominators, so a
+// shortest one reaches them first.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ljcore::gc {
+
+struct Dominators {
+	static constexpr uint32_t none = UINT32_MAX;
+	// By node: its immediate dominator; none for the entry and for a
+	// node the entry does not reach.
+	std::vector<uint32_t> idom;
+	bool settled = true; // false: max_passes ran out first
+};
+
+// succ[succ_begin[n] .. succ_begin[n + 1]) are the successors of node n;
+// succ_begin has one more entry than there are nodes.
+Dominators dominators(const std::vector<uint32_t> &succ_begin, const std::vector<uint32_t> &succ,
+		      int max_passes = 1000);
+
+} // namespace ljcore::gc

@@ -1,0 +1,607 @@
+#include "analyzer/gc/retained.h"
+
+#include <algorithm>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analyzer/gc/dominators.h"
+#include "analyzer/gc/gc_census.h"
+#include "analyzer/gc/heap_objects.h"
+#include "analyzer/gc/object_bytes.h"
+#include "analyzer/lua/ctype_state.h"
+#include "analyzer/lua/gc_header.h"
+#include "analyzer/lua/gc_roots.h"
+#include "analyzer/lua/global_state.h"
+#include "analyzer/lua/object_refs.h"
+#include "analyzer/lua/object_size.h"
+#include "analyzer/model/lua_text.h"
+
+namespace ljcore {
+
+namespace {
+
+using Node = RetainedHeap::Node;
+constexpr Node none = RetainedHeap::none;
+
+// Problems listed one by one; past this many, only their number.
+constexpr uint64_t max_listed_problems = 16;
+
+// Steps of a path shown at each end, as gc --paths does.
+constexpr size_t path_ends = 100;
+
+GcType gc_type(uint8_t gct, bool lua_function)
+{
+	switch (gct) {
+	case LJ_TSTR:
+		return GcType::string;
+	case LJ_TUPVAL:
+		return GcType::upvalue;
+	case LJ_TTHREAD:
+		return GcType::thread;
+	case LJ_TPROTO:
+		return GcType::proto;
+	case LJ_TFUNC:
+		return lua_function ? GcType::lua_function : GcType::c_function;
+	case LJ_TTRACE:
+		return GcType::trace;
+	case LJ_TCDATA:
+		return GcType::cdata;
+	case LJ_TTAB:
+		return GcType::table;
+	default:
+		return GcType::userdata;
+	}
+}
+
+} // namespace
+
+struct RetainedHeap::Graph {
+	Graph(const Vm &v, std::vector<uint64_t> addrs)
+	    : vm(v), ly(v.layout()), objects(std::move(addrs))
+	{
+	}
+
+	const Vm &vm;
+	const lj_layout &ly;
+	Diagnostics diagnostics;
+	gc::HeapObjects objects;
+	bool complete = true;
+	uint64_t problems = 0;
+
+	// By object index (address order): its node, or none.
+	std::vector<Node> node_of;
+	// By node: its object index, breadth-first parent (roots for a
+	// root, none for roots itself), successors, dominator, retained
+	// bytes and objects, type.
+	std::vector<uint32_t> object_of;
+	std::vector<Node> parent;
+	std::vector<uint32_t> succ_begin;
+	std::vector<Node> succ;
+	std::vector<Node> idom;
+	std::vector<uint64_t> retained;
+	std::vector<uint32_t> count;
+	std::vector<GcType> type;
+	// Objects a path stops at, with the name it starts with there.
+	std::unordered_map<Node, std::string> named;
+
+	uint64_t main_thread = 0;
+	uint64_t strempty = GlobalState(vm).strempty();
+	uint64_t cts_tab = 0;
+	uint32_t cts_sizetab = 0;
+	std::unordered_map<uint16_t, uint32_t> ctype_sizes;
+
+	void problem(uint64_t obj, const std::string &what)
+	{
+		complete = false;
+		if (problems++ < max_listed_problems)
+			diagnostics.problem("retained: object " + luajit_pointer(obj) + ": " +
+					    what);
+	}
+
+	uint64_t address(Node n) const { return n ? objects.address(object_of[n]) : 0; }
+
+	// The node of object at addr, made when first reached from from;
+	// none for no object LuaJIT lists.
+	Node reach(uint64_t addr, Node from)
+	{
+		uint32_t i = objects.find(addr);
+		// g->strempty, the empty string, lives in global_State and
+		// is never freed: no node.
+		if (i == gc::HeapObjects::none && addr == strempty)
+			return none;
+		if (i == gc::HeapObjects::none) {
+			problem(address(from),
+				"references " + luajit_pointer(addr) + ", which is on no GC list");
+			return none;
+		}
+		if (node_of[i] == none) {
+			node_of[i] = Node(object_of.size());
+			object_of.push_back(i);
+			parent.push_back(from);
+		}
+		return node_of[i];
+	}
+
+	template <typename Fields>
+	uint64_t shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function);
+	void build();
+	struct LaterRoot {
+		std::string name;
+		uint64_t addr;
+		bool gc; // one of the roots lj_gc.c marks
+	};
+	void add_root(const std::string &name, uint64_t addr);
+	void add_later_root(const LaterRoot &root, size_t slot);
+	void find_dominators();
+	void accumulate();
+	std::string label(Node from, Node to) const;
+	std::unordered_map<uint64_t, std::string>
+	labels(Node from, const std::unordered_set<uint64_t> &to) const;
+};
+
+// What LuaJIT frees with the object o, whose fields f reads
+// (object_size.h), as the census sizes it.
+template <typename Fields>
+uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function)
+{
+	switch (gct) {
+	case LJ_TSTR:
+		return object_size::string(ly, f).total;
+	case LJ_TUPVAL:
+		return object_size::upvalue(ly);
+	case LJ_TTHREAD:
+		return object_size::thread(ly, f, o == main_thread).total;
+	case LJ_TPROTO:
+		return object_size::proto(ly, f);
+	case LJ_TFUNC: {
+		auto fn = object_size::function(ly, f);
+		lua_function = fn.lua;
+		return fn.total;
+	}
+	case LJ_TTAB:
+		return object_size::table(ly, f).total;
+	case LJ_TUDATA:
+		return object_size::userdata(ly, f);
+	case LJ_TTRACE:
+		return ly.jit ? object_size::trace(*ly.jit, f).total : 0;
+	case LJ_TCDATA: {
+		if (object_size::cdata_variable(ly, f))
+			return object_size::cdata_variable_size(vm, o).value_or(0);
+		uint16_t id = object_size::cdata_ctypeid(ly, f);
+		auto [it, added] = ctype_sizes.emplace(id, 0);
+		if (added)
+			it->second = ctype_payload_size(vm, cts_tab, cts_sizetab, id);
+		return object_size::cdata_fixed(ly, it->second);
+	}
+	}
+	return 0;
+}
+
+void RetainedHeap::Graph::add_root(const std::string &name, uint64_t addr)
+{
+	if (!addr)
+		return;
+	Node n = reach(addr, roots);
+	if (n == none || named.count(n))
+		return;
+	named.emplace(n, name);
+	succ.push_back(n);
+}
+
+// A root searched from once the first ones are done, into slot of the
+// list of the roots. One the GC marks (gc) is an edge from the roots
+// however it was reached; one it does not (the running coroutine) only
+// if nothing else reached it: else the slot keeps the roots themselves,
+// an edge the dominators skip.
+void RetainedHeap::Graph::add_later_root(const LaterRoot &root, size_t slot)
+{
+	uint32_t i = root.addr ? objects.find(root.addr) : gc::HeapObjects::none;
+	bool reached = i != gc::HeapObjects::none && node_of[i] != none;
+	if (!root.addr || (reached && !root.gc && named.count(node_of[i])))
+		return;
+	Node n = reached ? node_of[i] : reach(root.addr, roots);
+	if (n == none)
+		return;
+	named.emplace(n, root.name);
+	if (root.gc || !reached)
+		succ[slot] = n;
+}
+
+// Breadth-first from the roots: numbers the nodes, and lists each one's
+// successors as it is visited, so the list of node n follows n - 1's.
+void RetainedHeap::Graph::build()
+{
+	const GlobalState g(vm);
+	const GcRoots r = gc_roots(vm);
+	main_thread = r.main_thread;
+	if (auto cts = g.ctype_state(); cts && *cts) {
+		const CTypeState state(vm, *cts);
+		cts_tab = state.tab().value_or(0);
+		cts_sizetab = state.sizetab().value_or(0);
+	}
+	node_of.assign(objects.size(), none);
+	// Most objects are reachable: room for all of them at once, not
+	// copies of the arrays each time they double.
+	object_of.reserve(objects.size() + 1);
+	parent.reserve(objects.size() + 1);
+	succ_begin.reserve(objects.size() + 2);
+	succ.reserve(objects.size() + objects.size() / 4);
+	retained.reserve(objects.size() + 1);
+	type.reserve(objects.size() + 1);
+	object_of.push_back(0); // the roots together
+	parent.push_back(none);
+	succ_begin.push_back(0);
+	// As gc --paths: what the heap holds first, from _G, package.loaded
+	// (no root of the GC's, but reachable from the registry) and the
+	// registry; a path through the stacks of the main and the running
+	// thread only for what those do not reach. Then the finalizer ring,
+	// which gc_mark_mmudata marks.
+	add_root("_G", r.globals);
+	add_root("package.loaded", r.loaded);
+	add_root("registry", r.registry);
+	std::vector<LaterRoot> later{{"main thread", r.main_thread, true},
+				     {"thread " + luajit_pointer(r.cur_L), r.cur_L, false}};
+	if (auto mm = g.gc_mmudata(); mm && *mm) {
+		uint64_t o = vm.nextgc(*mm).value_or(0);
+		for (uint64_t k = 0; o && k < objects.size(); k++) {
+			later.push_back({"<finalizer ring>", o, true});
+			if (o == *mm)
+				break;
+			o = vm.nextgc(o).value_or(0);
+		}
+	}
+	// Their slots in the list of the roots, filled when the first
+	// search is done.
+	const size_t later_slots = succ.size();
+	succ.resize(later_slots + later.size(), roots);
+	struct Sink {
+		Graph &g;
+		Node from;
+		void ref(RefKind, uint64_t, uint64_t target)
+		{
+			if (Node n = g.reach(target, from); n != none)
+				g.succ.push_back(n);
+		}
+		bool stopped() const { return false; }
+		void scanned(uint64_t) {}
+		void problem(uint64_t obj, const std::string &what) { g.problem(obj, what); }
+	} sink{*this, roots};
+	ObjectRefs<Sink> refs(vm, sink, RefMode::gc);
+	// Each object's header and size fields read in place in the core.
+	gc::ObjBytes fields(vm.memory());
+	retained.push_back(0);
+	type.push_back(GcType::table);
+	bool later_added = false;
+	for (Node n = 1;; n++) {
+		if (n == object_of.size() && !later_added) {
+			for (size_t k = 0; k < later.size(); k++)
+				add_later_root(later[k], later_slots + k);
+			later_added = true;
+		}
+		if (n == object_of.size())
+			break;
+		succ_begin.push_back(uint32_t(succ.size()));
+		if (succ.size() >= UINT32_MAX - (1u << 20)) {
+			problem(address(n), "more references than this tool can count");
+			break;
+		}
+		uint64_t o = address(n);
+		bool lua_function = false;
+		uint8_t gct = fields.fetch(o) ? gc_header::gct(ly, fields) : 0;
+		uint64_t bytes = gct ? shallow(o, gct, fields, lua_function) : 0;
+		if (fields.failed()) {
+			problem(o, "unreadable: " + fields.miss().reason + " at " +
+					   luajit_pointer(fields.miss().addr));
+			retained.push_back(0);
+			type.push_back(GcType::userdata);
+			continue;
+		}
+		retained.push_back(bytes);
+		type.push_back(gc_type(gct, lua_function));
+		sink.from = n;
+		refs.visit(o, gct);
+	}
+	while (succ_begin.size() <= object_of.size())
+		succ_begin.push_back(uint32_t(succ.size()));
+	retained.resize(object_of.size(), 0);
+	type.resize(object_of.size(), GcType::table);
+}
+
+void RetainedHeap::Graph::find_dominators()
+{
+	gc::Dominators d = gc::dominators(succ_begin, succ);
+	if (!d.settled)
+		problem(0, "dominators not settled: the tree is an approximation");
+	idom = std::move(d.idom);
+}
+
+// Each node's bytes added to its dominator's, the deepest first: the
+// dominator of n is numbered below n.
+void RetainedHeap::Graph::accumulate()
+{
+	count.assign(object_of.size(), 1);
+	for (Node n = Node(object_of.size()) - 1; n > 0; n--) {
+		if (idom[n] == none)
+			continue;
+		retained[idom[n]] += retained[n];
+		count[idom[n]] += count[n];
+	}
+	count[roots]--; // node 0 is no object
+}
+
+// The step of a path from node from to each of the objects of to: the
+// label of the first reference of from's that leads there, "<?>" if none
+// does. One visit of from for all of them.
+std::unordered_map<uint64_t, std::string>
+RetainedHeap::Graph::labels(Node from, const std::unordered_set<uint64_t> &to) const
+{
+	struct Find {
+		const Vm &vm;
+		const std::unordered_set<uint64_t> &wanted;
+		uint64_t from;
+		std::unordered_map<uint64_t, std::string> found;
+		void ref(RefKind kind, uint64_t key, uint64_t t)
+		{
+			if (wanted.count(t) && !found.count(t))
+				found.emplace(t, ref_label(vm, kind, key, from));
+		}
+		bool stopped() const { return found.size() == wanted.size(); }
+		void scanned(uint64_t) {}
+		void problem(uint64_t, const std::string &) {}
+	} find{vm, to, address(from), {}};
+	if (auto gct = vm.gct(find.from))
+		ObjectRefs<Find>(vm, find, RefMode::gc).visit(find.from, *gct);
+	for (uint64_t t : to)
+		find.found.emplace(t, "<?>");
+	return std::move(find.found);
+}
+
+// The step of a path from node from to node to: the label of the first
+// reference of from's that leads to to.
+std::string RetainedHeap::Graph::label(Node from, Node to) const
+{
+	struct Find {
+		uint64_t target;
+		RefKind kind = RefKind::field;
+		uint64_t key = 0;
+		bool found = false;
+		void ref(RefKind k, uint64_t key_, uint64_t t)
+		{
+			if (!found && t == target)
+				kind = k, key = key_, found = true;
+		}
+		bool stopped() const { return found; }
+		void scanned(uint64_t) {}
+		void problem(uint64_t, const std::string &) {}
+	} find{address(to)};
+	uint64_t o = address(from);
+	auto gct = vm.gct(o);
+	if (!gct)
+		return "<?>";
+	ObjectRefs<Find>(vm, find, RefMode::gc).visit(o, *gct);
+	return find.found ? ref_label(vm, find.kind, find.key, o) : "<?>";
+}
+
+RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool objects_complete)
+    : g_(std::make_unique<Graph>(vm, std::move(objects)))
+{
+	g_->complete = objects_complete;
+	g_->build();
+	g_->find_dominators();
+	g_->accumulate();
+	// The successor lists are only needed for the dominators.
+	g_->succ = {};
+	g_->succ_begin = {};
+	if (g_->problems > max_listed_problems)
+		g_->diagnostics.problem(
+			"retained: " + std::to_string(g_->problems - max_listed_problems) +
+			" more problems");
+}
+
+RetainedHeap retained_heap(const Vm &vm)
+{
+	std::vector<uint64_t> objects;
+	bool complete =
+		gc_census(vm, GcCensusOptions{.top = 0, .top_strings = 0}, &objects).complete;
+	return RetainedHeap(vm, std::move(objects), complete);
+}
+
+RetainedHeap::~RetainedHeap() = default;
+RetainedHeap::RetainedHeap(RetainedHeap &&) noexcept = default;
+
+RetainedHeap::Node RetainedHeap::nodes() const
+{
+	return Node(g_->object_of.size());
+}
+uint64_t RetainedHeap::address(Node n) const
+{
+	return g_->address(n);
+}
+GcType RetainedHeap::type(Node n) const
+{
+	return g_->type[n];
+}
+uint64_t RetainedHeap::shallow_bytes(Node n) const
+{
+	if (n == roots)
+		return 0;
+	uint64_t o = address(n);
+	bool lua_function = false;
+	auto gct = g_->vm.gct(o);
+	object_size::VmObject fields{g_->vm, o};
+	return gct ? g_->shallow(o, *gct, fields, lua_function) : 0;
+}
+uint64_t RetainedHeap::retained_bytes(Node n) const
+{
+	return g_->retained[n];
+}
+uint64_t RetainedHeap::retained_objects(Node n) const
+{
+	return g_->count[n];
+}
+RetainedHeap::Node RetainedHeap::idom(Node n) const
+{
+	return g_->idom[n];
+}
+RetainedHeap::Node RetainedHeap::node_of(uint64_t addr) const
+{
+	uint32_t i = g_->objects.find(addr);
+	return i == gc::HeapObjects::none ? none : g_->node_of[i];
+}
+uint64_t RetainedHeap::objects_listed() const
+{
+	return g_->objects.size();
+}
+bool RetainedHeap::complete() const
+{
+	return g_->complete;
+}
+const Diagnostics &RetainedHeap::diagnostics() const
+{
+	return g_->diagnostics;
+}
+
+std::string RetainedHeap::path(Node n) const
+{
+	if (n == roots)
+		return "<roots>";
+	std::vector<Node> chain;
+	for (Node at = n; at != roots && at != none && chain.size() <= nodes();
+	     at = g_->parent[at]) {
+		chain.push_back(at);
+		if (g_->named.count(at))
+			break;
+	}
+	std::string out;
+	auto name = g_->named.find(chain.back());
+	out = name != g_->named.end() ? name->second : "<?>";
+	size_t steps = chain.size() - 1;
+	size_t hidden = steps > 2 * path_ends ? steps - 2 * path_ends : 0;
+	for (size_t step = 0; step < steps; step++) {
+		if (hidden && step == path_ends) {
+			out += "<" + std::to_string(hidden) + " steps>";
+			step += hidden;
+		}
+		size_t to = chain.size() - 2 - step;
+		out += g_->label(chain[to + 1], chain[to]);
+	}
+	return out;
+}
+
+std::vector<RetainedHeap::Node> RetainedHeap::largest(size_t n) const
+{
+	auto smaller = [&](Node a, Node b) { return g_->retained[a] > g_->retained[b]; };
+	std::priority_queue<Node, std::vector<Node>, decltype(smaller)> best(smaller);
+	for (Node k = 1; k < nodes(); k++) {
+		if (best.size() < n)
+			best.push(k);
+		else if (n && g_->retained[k] > g_->retained[best.top()]) {
+			best.pop();
+			best.push(k);
+		}
+	}
+	std::vector<Node> out;
+	for (; !best.empty(); best.pop())
+		out.push_back(best.top());
+	std::reverse(out.begin(), out.end());
+	return out;
+}
+
+std::vector<std::vector<RetainedHeap::Node>>
+RetainedHeap::dominated(const std::vector<Node> &parents, size_t count) const
+{
+	std::unordered_map<Node, size_t> slot;
+	for (size_t i = 0; i < parents.size(); i++)
+		slot.emplace(parents[i], i);
+	std::vector<std::vector<Node>> out(parents.size());
+	auto larger = [&](Node a, Node b) { return g_->retained[a] > g_->retained[b]; };
+	for (Node k = 1; k < nodes() && count; k++) {
+		auto it = slot.find(g_->idom[k]);
+		if (it == slot.end())
+			continue;
+		auto &kids = out[it->second];
+		if (kids.size() == count && !larger(k, kids.back()))
+			continue;
+		kids.insert(std::upper_bound(kids.begin(), kids.end(), k, larger), k);
+		if (kids.size() > count)
+			kids.pop_back();
+	}
+	return out;
+}
+
+std::map<std::string, uint64_t> RetainedHeap::retained_by_prefix() const
+{
+	// The children of each named node on the shortest paths, labelled
+	// with one visit of the named node.
+	std::vector<bool> named(nodes());
+	for (const auto &[n, name] : g_->named)
+		named[n] = true;
+	std::unordered_map<Node, std::unordered_set<uint64_t>> children;
+	for (Node k = 1; k < nodes(); k++) {
+		Node p = g_->parent[k];
+		if (p != roots && p != none && named[p] && !named[k])
+			children[p].insert(address(k));
+	}
+	std::map<std::string, uint64_t> out;
+	for (const auto &[p, kids] : children) {
+		const std::string &name = g_->named.at(p);
+		for (const auto &[addr, label] : g_->labels(p, kids))
+			out[name + label] += retained_bytes(node_of(addr));
+	}
+	return out;
+}
+
+GcRetained gc_retained(const RetainedHeap &heap, size_t top, size_t depth)
+{
+	GcRetained out;
+	out.objects = heap.nodes() - 1;
+	out.objects_listed = heap.objects_listed();
+	out.reachable_bytes = heap.retained_bytes(RetainedHeap::roots);
+	out.complete = heap.complete();
+	out.by_prefix = heap.retained_by_prefix();
+	auto object = [&](RetainedHeap::Node n) {
+		return GcRetainedObject{heap.address(n),
+					heap.type(n),
+					heap.shallow_bytes(n),
+					heap.retained_bytes(n),
+					heap.retained_objects(n),
+					heap.path(n),
+					{}};
+	};
+	// Level by level, one pass over the nodes for each: the tables of
+	// the level above and where their children go.
+	std::vector<RetainedHeap::Node> level = heap.largest(top);
+	std::vector<GcRetainedObject *> places;
+	for (RetainedHeap::Node n : level)
+		out.top.push_back(object(n));
+	for (auto &o : out.top)
+		places.push_back(&o);
+	for (size_t d = 0; d < depth; d++) {
+		std::vector<RetainedHeap::Node> tables;
+		std::vector<GcRetainedObject *> table_places;
+		for (size_t i = 0; i < level.size(); i++)
+			if (heap.type(level[i]) == GcType::table) {
+				tables.push_back(level[i]);
+				table_places.push_back(places[i]);
+			}
+		if (tables.empty())
+			break;
+		auto kids = heap.dominated(tables, top);
+		level.clear();
+		places.clear();
+		for (size_t i = 0; i < tables.size(); i++) {
+			auto &children = table_places[i]->children;
+			children.reserve(kids[i].size());
+			for (RetainedHeap::Node k : kids[i])
+				children.push_back(object(k));
+			for (size_t c = 0; c < kids[i].size(); c++) {
+				level.push_back(kids[i][c]);
+				places.push_back(&children[c]);
+			}
+		}
+	}
+	return out;
+}
+
+} // namespace ljcore
