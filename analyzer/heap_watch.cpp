@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "analyzer/gc/gc_paths.h"
+#include "analyzer/gc/retained.h"
 #include "analyzer/lua/global_state.h"
 
 namespace ljcore {
@@ -40,7 +41,7 @@ HeapSnapshot take_snapshot(const ProfiledProcess &proc, const HeapWatchOptions &
 		s.complete = false;
 	}
 	s.gc_total = GlobalState(*frozen->vm).gc_total().value_or(0);
-	s.bytes_by_path = bytes_by_path(*frozen->vm, o.depth, s.complete, d);
+	s.bytes_by_path = retained_by_path(*frozen->vm, o.depth, s.complete, d);
 	return s;
 }
 
@@ -71,19 +72,20 @@ Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc)
 	return f;
 }
 
-std::map<std::string, uint64_t> bytes_by_path(const Vm &vm, uint32_t depth, bool &complete,
-					      Diagnostics &diagnostics)
+std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, bool &complete,
+						 Diagnostics &diagnostics)
 {
-	GcCensusOptions census;
-	census.top = 0;
-	census.top_strings = 0;
-	census.paths = true;
-	GcPathOptions paths;
-	paths.prefix_depth = depth;
-	GcCensus c = gc_census_with_paths(vm, census, paths);
-	complete = complete && c.paths_complete;
-	diagnostics.merge(c.diagnostics);
-	return std::move(c.by_prefix);
+	const RetainedHeap heap = retained_heap(vm);
+	diagnostics.merge(heap.diagnostics());
+	GcPathOptions options;
+	options.prefix_depth = depth;
+	bool paths_complete = true;
+	std::map<std::string, uint64_t> out;
+	for (const auto &[path, object] : gc_path_heads(vm, options, paths_complete))
+		if (RetainedHeap::Node n = heap.node_of(object); n != RetainedHeap::none)
+			out[path] = heap.retained_bytes(n);
+	complete = complete && heap.complete() && paths_complete;
+	return out;
 }
 
 std::vector<GrowingPath> growing_paths(const std::vector<HeapSnapshot> &snapshots)
@@ -123,7 +125,7 @@ std::vector<GrowingPath> growing_paths(const std::vector<HeapSnapshot> &snapshot
 std::expected<HeapWatch, ProfileError> watch_heap(const HeapWatchOptions &o)
 {
 	HeapWatch w;
-	w.measure = "bytes first reached through each path";
+	w.measure = "retained bytes of the object at each path";
 	Profile located;
 	auto procs = attach_profiled(o.pid, o.children, located);
 	if (!procs)

@@ -42,7 +42,8 @@ struct HeapSnapshot {
 	uint64_t copied_bytes = 0;
 	uint64_t gc_total = 0; // g->gc.total
 	bool complete = true;  // the walk reached everything, in one instant
-	// The measure: bytes first reached through each path prefix.
+	// The measure: the retained bytes of the object at each path
+	// prefix (what the GC would free if it went away).
 	std::map<std::string, uint64_t> bytes_by_path;
 };
 
@@ -79,10 +80,11 @@ struct FrozenHeap {
 };
 Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc);
 
-// The bytes of one snapshot by path prefix, to depth steps below a root.
-// The one measure the watch compares between snapshots.
-std::map<std::string, uint64_t> bytes_by_path(const Vm &vm, uint32_t depth, bool &complete,
-					      Diagnostics &diagnostics);
+// The one measure the watch compares between snapshots: the retained
+// bytes (gc/retained.h) of the object at the end of each path prefix, to
+// depth steps below a root. complete becomes false if the walk was not.
+std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, bool &complete,
+						 Diagnostics &diagnostics);
 
 // The paths that grew in every interval of snapshots (two at least).
 std::vector<GrowingPath> growing_paths(const std::vector<HeapSnapshot> &snapshots);

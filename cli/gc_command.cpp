@@ -86,9 +86,9 @@ private:
 		cmd->add_option("--count", watch_.count, "with --every: how many snapshots (5)")
 			->check(CLI::Range(2, 100000));
 		cmd->add_flag("--alloc-sites", alloc_sites_,
-			      "with --pid: profile outstanding allocations, then place them in "
-			      "the heap: by the path that holds them and the Lua stack that "
-			      "allocated them");
+			      "with --pid: profile allocations, then place those not freed in "
+			      "the heap: under the --top objects by retained size, by the Lua "
+			      "stack that allocated them");
 		cmd->add_option("--duration", alloc_.duration_s,
 				"with --alloc-sites: seconds to sample allocations (60); Ctrl-C "
 				"ends it early")
@@ -99,8 +99,7 @@ private:
 			->transform(CLI::AsSizeValue(false))
 			->check(CLI::PositiveNumber);
 		cmd->add_option("--path-depth", watch_.depth,
-				"with --every or --alloc-sites: steps below a root that paths "
-				"tell apart (4)")
+				"with --every: steps below a root that paths tell apart (4)")
 			->check(CLI::Range(1, 64));
 	}
 
@@ -113,7 +112,7 @@ private:
 		}
 		if (alloc_sites_) {
 			alloc_.pid = input_.pid;
-			return gc_alloc_sites_command(alloc_, watch_.depth, json_);
+			return gc_alloc_sites_command(alloc_, census_.top, json_);
 		}
 		watch_.pid = input_.pid;
 		watch_.every_s = *parse_duration(every_);

@@ -150,24 +150,37 @@ std::string stack_text(const std::vector<ProfileFrame> &stack)
 	return s.empty() ? "?" : s;
 }
 
+std::string holder_text(const AllocHolder &h)
+{
+	switch (h.kind) {
+	case AllocHolder::Kind::elsewhere:
+		return "elsewhere: reached, but under none of the objects above";
+	case AllocHolder::Kind::garbage:
+		return "garbage: reached from no root, not swept yet";
+	case AllocHolder::Kind::object:
+		break;
+	}
+	return std::string(gc_type_name(h.type)) + " " + hex_address(h.address) + ", retains " +
+	       std::to_string(h.retained_bytes) + " bytes: " + printable(h.path);
+}
+
 void sites_text(std::ostream &out, const AllocSites &a)
 {
-	out << "outstanding sampled allocations by the path that holds them, then by the Lua "
-	       "stack that allocated them (one sample per "
-	    << a.profile.sample_bytes << " bytes)\n";
+	out << "sampled allocations not freed by the end (one sample per " << a.profile.sample_bytes
+	    << " bytes), under the objects of the largest retained sizes, by the Lua stack "
+	       "that allocated them\n";
 	for (const AllocSitesVm &vm : a.vms) {
-		out << "process " << vm.pid << ", VM " << hex_address(vm.global_state)
-		    << " (stopped " << fixed(double(vm.paused_us) / 1000, 1)
+		out << "process " << vm.pid << ", VM " << hex_address(vm.global_state);
+		if (vm.holders.empty()) {
+			out << ": no sampled allocation left\n";
+			continue;
+		}
+		out << " (stopped " << fixed(double(vm.paused_us) / 1000, 1)
 		    << " ms to copy the heap)\n";
-		if (vm.paths.empty())
-			out << "  no sampled allocation outstanding\n";
-		for (const AllocSitePath &p : vm.paths) {
-			out << "  " << uint64_t(p.bytes) << " bytes  "
-			    << (p.path.empty() ? std::string("(not reached from a root: garbage "
-							     "not yet swept)")
-					       : printable(p.path))
-			    << "  (" << p.blocks << " sampled blocks)\n";
-			for (const AllocSite &s : p.sites)
+		for (const AllocHolder &h : vm.holders) {
+			out << "  " << uint64_t(h.bytes) << " bytes in " << h.blocks
+			    << " sampled blocks under " << holder_text(h) << "\n";
+			for (const AllocSite &s : h.sites)
 				out << "    " << uint64_t(s.bytes) << "  " << stack_text(s.stack)
 				    << "\n";
 		}
@@ -178,10 +191,10 @@ json sites_json(const AllocSites &a)
 {
 	json vms = json::array();
 	for (const AllocSitesVm &vm : a.vms) {
-		json paths = json::array();
-		for (const AllocSitePath &p : vm.paths) {
+		json holders = json::array();
+		for (const AllocHolder &h : vm.holders) {
 			json sites = json::array();
-			for (const AllocSite &s : p.sites) {
+			for (const AllocSite &s : h.sites) {
 				json frames = json::array();
 				for (const ProfileFrame &f : s.stack)
 					frames.push_back(profile_frame_label(f));
@@ -189,15 +202,27 @@ json sites_json(const AllocSites &a)
 						 {"blocks", s.blocks},
 						 {"stack", frames}});
 			}
-			paths.push_back({{"path", p.path.empty() ? json(nullptr) : json(p.path)},
-					 {"bytes", uint64_t(p.bytes)},
-					 {"blocks", p.blocks},
-					 {"sites", sites}});
+			json holder = {{"bytes", uint64_t(h.bytes)},
+				       {"blocks", h.blocks},
+				       {"sites", sites}};
+			if (h.kind == AllocHolder::Kind::object) {
+				holder["kind"] = "object";
+				holder["address"] = h.address;
+				holder["type"] = gc_type_name(h.type);
+				holder["retained_bytes"] = h.retained_bytes;
+				holder["path"] = h.path;
+			} else {
+				holder["kind"] = h.kind == AllocHolder::Kind::elsewhere
+							 ? "elsewhere"
+							 : "garbage";
+			}
+			holders.push_back(holder);
 		}
 		vms.push_back({{"pid", vm.pid},
 			       {"global_state", vm.global_state},
 			       {"paused_us", vm.paused_us},
-			       {"paths", paths}});
+			       {"complete", vm.complete},
+			       {"holders", holders}});
 	}
 	return {{"schema_version", Analysis::schema_version},
 		{"pid", a.profile.pid},
@@ -249,10 +274,10 @@ int gc_watch_command(HeapWatchOptions options, bool json_out)
 	return status_of(w->diagnostics);
 }
 
-int gc_alloc_sites_command(ProfileOptions options, uint32_t depth, bool json_out)
+int gc_alloc_sites_command(ProfileOptions options, size_t top, bool json_out)
 {
 	options.stop = stop_on_signals();
-	auto a = alloc_sites(options, depth);
+	auto a = alloc_sites(options, top);
 	if (!a)
 		return failure_status(a.error());
 	if (json_out)

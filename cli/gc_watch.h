@@ -18,6 +18,6 @@ std::optional<double> parse_duration(const std::string &s);
 // Each prints text or JSON and returns the exit status. Ctrl-C (SIGINT,
 // SIGTERM) ends them early, the process left running.
 int gc_watch_command(HeapWatchOptions options, bool json);
-int gc_alloc_sites_command(ProfileOptions options, uint32_t depth, bool json);
+int gc_alloc_sites_command(ProfileOptions options, size_t top, bool json);
 
 } // namespace ljcore

@@ -51,9 +51,12 @@ public:
 	// Gives the census what the search found: paths of its largest
 	// objects, bytes by prefix, problems.
 	void fill(GcCensus &census);
-	// The prefix through which the search first reached each object, or
-	// the object whose array, hash part or stack each block is.
-	std::vector<std::string> prefixes_of(const std::vector<uint64_t> &objects) const;
+	// Where the search first reached each block: the object it is, or
+	// whose array, hash part or stack it is, and that object's prefix.
+	std::vector<BlockPlace> places_of(const std::vector<uint64_t> &blocks) const;
+	// Each prefix, with the object at its end.
+	std::map<std::string, uint64_t> heads() const;
+	bool complete() const { return !stopped_; }
 
 private:
 	void problem(uint64_t obj, const std::string &what);
@@ -273,15 +276,15 @@ void Search::fill(GcCensus &census)
 			census.by_prefix[prefixes_[p]] += prefix_bytes_[p];
 }
 
-std::vector<std::string> Search::prefixes_of(const std::vector<uint64_t> &objects) const
+std::vector<BlockPlace> Search::places_of(const std::vector<uint64_t> &blocks) const
 {
 	std::unordered_map<uint64_t, size_t> wanted;
-	for (size_t k = 0; k < objects.size(); k++)
-		wanted.emplace(objects[k], k);
-	std::vector<std::string> out(objects.size());
+	for (size_t k = 0; k < blocks.size(); k++)
+		wanted.emplace(blocks[k], k);
+	std::vector<BlockPlace> out(blocks.size());
 	auto place = [&](uint64_t addr, const Node &n) {
 		if (auto w = wanted.find(addr); w != wanted.end())
-			out[w->second] = prefixes_[n.prefix];
+			out[w->second] = {prefixes_[n.prefix], n.obj};
 	};
 	for (const Node &n : nodes_) {
 		place(n.obj, n);
@@ -295,10 +298,19 @@ std::vector<std::string> Search::prefixes_of(const std::vector<uint64_t> &object
 			place(vm_.ref(n.obj + ly_.L_stack).value_or(0), n);
 		}
 	}
-	// The same object asked for twice gets its prefix twice.
-	for (size_t k = 0; k < objects.size(); k++)
-		if (out[k].empty())
-			out[k] = out[wanted[objects[k]]];
+	// The same block asked for twice gets its place twice.
+	for (size_t k = 0; k < blocks.size(); k++)
+		if (!out[k].object)
+			out[k] = out[wanted[blocks[k]]];
+	return out;
+}
+
+std::map<std::string, uint64_t> Search::heads() const
+{
+	std::map<std::string, uint64_t> out;
+	for (const Node &n : nodes_)
+		if (prefix_steps_[n.prefix] == n.depth)
+			out.emplace(prefixes_[n.prefix], n.obj);
 	return out;
 }
 
@@ -332,16 +344,21 @@ GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_option
 	return census;
 }
 
-} // namespace ljcore
-
-namespace ljcore {
-
-std::vector<std::string> gc_path_prefixes(const Vm &vm, const std::vector<uint64_t> &objects,
-					  const GcPathOptions &path_options)
+std::vector<BlockPlace> gc_block_places(const Vm &vm, const std::vector<uint64_t> &blocks,
+					const GcPathOptions &path_options)
 {
 	Search search(vm, path_options);
 	search.run();
-	return search.prefixes_of(objects);
+	return search.places_of(blocks);
+}
+
+std::map<std::string, uint64_t> gc_path_heads(const Vm &vm, const GcPathOptions &path_options,
+					      bool &complete)
+{
+	Search search(vm, path_options);
+	search.run();
+	complete = search.complete();
+	return search.heads();
 }
 
 } // namespace ljcore

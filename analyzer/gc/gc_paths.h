@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,21 @@ GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_option
 			      const GcPathOptions &path_options,
 			      std::vector<uint64_t> *objects = nullptr);
 
-// The path prefix (to path_options.prefix_depth) through which the search
-// first reaches each of blocks, in their order: an object, or a table's
-// array or hash part or a thread's stack, which belong to their object.
-// Empty for one it does not reach (garbage, or past the search's bounds).
-std::vector<std::string> gc_path_prefixes(const Vm &vm, const std::vector<uint64_t> &blocks,
-					  const GcPathOptions &path_options);
+// Where the search first reaches a block: the object it is, or whose
+// array, hash part or stack (a block of its own) it is; and the path
+// prefix (to path_options.prefix_depth) of that object. object 0 for a
+// block it does not reach (garbage, or past the search's bounds).
+struct BlockPlace {
+	std::string path;
+	uint64_t object = 0;
+};
+std::vector<BlockPlace> gc_block_places(const Vm &vm, const std::vector<uint64_t> &blocks,
+					const GcPathOptions &path_options);
+
+// Each path prefix (to path_options.prefix_depth) of the search, with the
+// object at its end: "_G.app.cache" and the cache table's address.
+// complete: whether the search ran to its end.
+std::map<std::string, uint64_t> gc_path_heads(const Vm &vm, const GcPathOptions &path_options,
+					      bool &complete);
 
 } // namespace ljcore
