@@ -79,6 +79,8 @@ std::string signed_bytes(int64_t v)
 
 void watch_text(std::ostream &out, const HeapWatch &w)
 {
+	if (w.stopped_early)
+		out << "interrupted: the snapshots taken until then\n";
 	for (const WatchedVm &vm : w.vms) {
 		out << "process " << vm.pid << ", VM " << hex_address(vm.global_state) << ": "
 		    << vm.snapshots.size() << " snapshots\n";

@@ -4,7 +4,8 @@
 # of every request in package.loaded.ljcore_seen, a cache that never evicts, while a
 # ping loop makes garbage only. Given the master, four snapshots a second apart
 # (three intervals) must name that cache as the one path that grew in every
-# interval, in any VM; and every request is answered right meanwhile.
+# interval, in any VM; every request is answered right meanwhile; and killed with
+# SIGKILL while it snapshots, ljcore leaves the worker running.
 # Usage: gc_watch_nginx.sh LJCORE
 # Exit: 0 pass, 1 fail, 77 skip (no nginx module, or ptrace not permitted).
 set -euo pipefail
@@ -31,6 +32,15 @@ sleep 0.5
 status=0
 "$ljcore" gc --pid "$master" --every 1s --count 4 --json >"$prefix/watch.json" \
   2>"$prefix/stderr" || status=$?
+# Killed at any moment, even inside a snapshot, ljcore leaves the worker running.
+worker=$(pgrep -P "$master" | head -1)
+"$ljcore" gc --pid "$worker" --every 20ms --count 100000 >/dev/null 2>&1 &
+watcher=$!
+sleep 0.3
+kill -KILL "$watcher"
+wait "$watcher" 2>/dev/null || true
+sleep 0.1
+worker_state=$(awk '{print $3}' "/proc/$worker/stat")
 touch "$prefix/stop"
 wait "$leaks" "$pings" || true
 background=()
@@ -42,6 +52,9 @@ fi
 
 fail=()
 ((status == 0)) || fail+=("ljcore gc --every exited with $status")
+[[ $worker_state != [tT] ]] || fail+=("the worker stayed stopped after ljcore was killed")
+after=$(curl -s "${sock[@]}" "$url/ping?after") || true
+[[ $after == "pong /ping?after "* ]] || fail+=("no answer after ljcore was killed: $after")
 # Every leak answer counts the requests so far: "seen 1", "seen 2", ... with none
 # missing; every ping is answered.
 leaks_done=$(wc -l <"$prefix/leaks")
