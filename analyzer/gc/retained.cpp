@@ -133,6 +133,7 @@ struct RetainedHeap::Graph {
 	};
 	void add_root(const std::string &name, uint64_t addr);
 	void add_later_root(const LaterRoot &root, size_t slot);
+	void add_gcroot_array(std::vector<LaterRoot> &later);
 	void find_dominators();
 	void accumulate();
 	std::string label(Node from, Node to) const;
@@ -208,6 +209,31 @@ void RetainedHeap::Graph::add_later_root(const LaterRoot &root, size_t slot)
 		succ[slot] = n;
 }
 
+// g->gcroot[]'s objects (gc_roots.h) as roots: only those the heap lists,
+// as the slots past the known ones may be other fields, and of the last
+// (the FFI's finalizers in newer upstream builds) only a table.
+void RetainedHeap::Graph::add_gcroot_array(std::vector<LaterRoot> &later)
+{
+	const GcRootArray a = gc_root_array(vm);
+	if (a.metamethod_names.empty()) {
+		diagnostics.note("retained: g->gcroot[] not found: metamethod names and base "
+				 "metatables are roots of nothing");
+		return;
+	}
+	auto add = [&](const char *name, uint64_t o) {
+		if (o && objects.find(o) != gc::HeapObjects::none)
+			later.push_back({name, o, true});
+	};
+	for (uint64_t o : a.metamethod_names)
+		add("<metamethod name>", o);
+	for (uint64_t o : a.base_metatables)
+		add("<base metatable>", o);
+	for (uint64_t o : a.default_files)
+		add("<default file>", o);
+	if (vm.gct(a.ffi_finalizers).value_or(0) == LJ_TTAB)
+		add("<FFI finalizers>", a.ffi_finalizers);
+}
+
 // Breadth-first from the roots: numbers the nodes, and lists each one's
 // successors as it is visited, so the list of node n follows n - 1's.
 void RetainedHeap::Graph::build()
@@ -242,6 +268,7 @@ void RetainedHeap::Graph::build()
 	add_root("registry", r.registry);
 	std::vector<LaterRoot> later{{"main thread", r.main_thread, true},
 				     {"thread " + luajit_pointer(r.cur_L), r.cur_L, false}};
+	add_gcroot_array(later);
 	if (auto mm = g.gc_mmudata(); mm && *mm) {
 		uint64_t o = vm.nextgc(*mm).value_or(0);
 		for (uint64_t k = 0; o && k < objects.size(); k++) {

@@ -5,8 +5,8 @@
 // snapshots show).
 //
 // The graph is the one lj_gc.c marks: the roots of gc_mark_start (the
-// main thread, its globals, the registry; the finalizer ring, which
-// gc_mark_mmudata marks) and the edges of ObjectRefs in RefMode::gc (weak
+// main thread, its globals, the registry, g->gcroot[]; the finalizer
+// ring, which gc_mark_mmudata marks) and the edges of ObjectRefs in RefMode::gc (weak
 // halves of weak tables left out). Objects are those the census found on
 // LuaJIT's own lists (g->gc.root, the finalizer ring, the string table,
 // each thread's open upvalues): a reference to anything else is a bad

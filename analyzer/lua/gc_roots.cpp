@@ -33,7 +33,54 @@ uint64_t string_field(const Vm &vm, uint64_t table, const char *name)
 	return 0;
 }
 
+// A metatable per base type: ~LJ_TNUMX + 1 slots.
+constexpr unsigned basemt_slots = 14;
+// More metamethods than any build has (lj_obj.h MMDEF).
+constexpr unsigned max_metamethods = 32;
+
+// The candidate g->gcroot at addr: the names as long as they look like
+// metamethod names, then the slots after them; no names unless the first
+// is "__index".
+GcRootArray root_array_at(const Vm &vm, uint64_t addr)
+{
+	GcRootArray out;
+	const unsigned ps = vm.layout().ptrsize;
+	for (unsigned i = 0; i < max_metamethods; i++) {
+		auto s = vm.ref(addr + uint64_t(i) * ps);
+		if (!s || !*s || vm.gct(*s).value_or(0) != LJ_TSTR)
+			break;
+		std::string name = vm.str(*s, 16).value_or("");
+		if (i == 0 ? name != "__index" : name.rfind("__", 0) != 0)
+			break;
+		out.metamethod_names.push_back(*s);
+	}
+	if (out.metamethod_names.empty())
+		return out;
+	uint64_t at = addr + out.metamethod_names.size() * ps;
+	auto next = [&] {
+		uint64_t v = vm.ref(at).value_or(0);
+		at += ps;
+		return v;
+	};
+	for (unsigned i = 0; i < basemt_slots; i++)
+		out.base_metatables.push_back(next());
+	out.default_files = {next(), next()};
+	out.ffi_finalizers = next();
+	return out;
+}
+
 } // namespace
+
+GcRootArray gc_root_array(const Vm &vm)
+{
+	const lj_layout &ly = vm.layout();
+	const uint64_t ctype_state =
+		ly.g_ctype_state ? ly.g_ctype_state : ly.g_jit_base + ly.ptrsize;
+	constexpr uint64_t prng_size = 32; // PRNGState: uint64_t u[4]
+	const uint64_t after_ctype = vm.g() + ctype_state + ly.ptrsize;
+	auto roots = root_array_at(vm, ((after_ctype + 7) & ~uint64_t(7)) + prng_size);
+	return roots.metamethod_names.empty() ? root_array_at(vm, after_ctype) : roots;
+}
 
 GcRoots gc_roots(const Vm &vm)
 {
