@@ -52,7 +52,7 @@ _ljcore()
 	bt) opts="$common --format --json --all --level --locals --max-string --depth --max-items" ;;
 	traces) opts="$common --json --mcode" ;;
 	trace) opts="$common --mcode" ;;
-	gc) opts="$common --json --top --paths --retained --depth --diff" ;;
+	gc) opts="$common --json --top --paths --retained --depth --diff --every --count --alloc-sites --duration --sample-bytes --path-depth" ;;
 	print) opts="$common --json --max-string --depth --max-items" ;;
 	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --help" ;;
 	snapshot) opts="$common --output --all" ;;

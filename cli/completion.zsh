@@ -41,7 +41,13 @@ _ljcore_command() {
 			'--paths[a path from a root to each of the largest objects]' \
 			'--retained[the objects that keep the most memory alive]' \
 			'--depth[with --retained: levels of dominated children]:levels:' \
-			'--diff[an earlier core of the same program]:core:_files' $core ;;
+			'--diff[an earlier core of the same program]:core:_files' \
+			'--every[with --pid: a heap snapshot this often (30s, 500ms)]:duration:' \
+			'--count[with --every: how many snapshots]:count:' \
+			'--alloc-sites[with --pid: outstanding allocations by path and Lua stack]' \
+			'--duration[with --alloc-sites: seconds to sample allocations]:seconds:' \
+			'--sample-bytes[with --alloc-sites: mean bytes between samples]:bytes:' \
+			'--path-depth[steps below a root that paths tell apart]:depth:' $core ;;
 	print)
 		_arguments $common '--json[print the value as JSON]' $values \
 			'1:core file:_files' '2:expression (_G.a.b, frame N local x, 0x...):' ;;

@@ -1,5 +1,6 @@
 #include "analyzer/gc/gc_paths.h"
 
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <thread>
@@ -25,6 +26,7 @@ struct Node {
 	uint32_t parent;
 	uint32_t prefix;
 	RefKind edge;
+	uint8_t depth; // steps below the root, saturated
 };
 
 constexpr uint32_t no_parent = UINT32_MAX;
@@ -49,6 +51,12 @@ public:
 	// Gives the census what the search found: paths of its largest
 	// objects, bytes by prefix, problems.
 	void fill(GcCensus &census);
+	// Where the search first reached each block: the object it is, or
+	// whose array, hash part or stack it is, and that object's prefix.
+	std::vector<BlockPlace> places_of(const std::vector<uint64_t> &blocks) const;
+	// Each prefix, with the object at its end.
+	std::map<std::string, uint64_t> heads() const;
+	bool complete() const { return !stopped_; }
 
 private:
 	void problem(uint64_t obj, const std::string &what);
@@ -85,8 +93,13 @@ private:
 	std::vector<Node> nodes_;
 	SeenObjects seen_;
 	std::vector<std::string> roots_;
+	// Per prefix: its text, the bytes first reached through it, the
+	// prefix one step shorter (no_parent for a root's own) and the steps
+	// from the root to the object that heads it.
 	std::vector<std::string> prefixes_;
 	std::vector<uint64_t> prefix_bytes_;
+	std::vector<uint32_t> prefix_parent_;
+	std::vector<uint8_t> prefix_steps_;
 	uint64_t slots_ = 0;
 	uint64_t problems_ = 0;
 	bool stopped_ = false;
@@ -106,8 +119,10 @@ void Search::add_root(const std::string &label, uint64_t obj)
 	roots_.push_back(label);
 	prefixes_.push_back(label);
 	prefix_bytes_.push_back(0);
+	prefix_parent_.push_back(no_parent);
+	prefix_steps_.push_back(0);
 	nodes_.push_back({obj, roots_.size() - 1, no_parent, uint32_t(prefixes_.size() - 1),
-			  RefKind::field});
+			  RefKind::field, 0});
 }
 
 void Search::reach(uint32_t parent, uint64_t obj, RefKind edge, uint64_t key)
@@ -123,11 +138,19 @@ void Search::reach(uint32_t parent, uint64_t obj, RefKind edge, uint64_t key)
 	case AddressSet::Added::now:
 		break;
 	}
-	Node n{obj, key, parent, nodes_[parent].prefix, edge};
-	// Children of a root start a prefix of their own: "_G.app".
-	if (nodes_[parent].parent == no_parent) {
-		prefixes_.push_back(roots_[nodes_[parent].key] + label(n));
+	const uint8_t depth = uint8_t(std::min(nodes_[parent].depth + 1, 255));
+	Node n{obj, key, parent, nodes_[parent].prefix, edge, depth};
+	// Children of a root start a prefix of their own ("_G.app"), and so,
+	// as deep as asked and while there is room, do their children but the
+	// elements of an array: "_G.app.log" grows, not each "_G.app.log[7]"
+	// (nor anything under one: a prefix is its parent's and one step).
+	const bool parent_heads = prefix_steps_[n.prefix] == nodes_[parent].depth;
+	if (depth == 1 || (parent_heads && depth <= options_.prefix_depth &&
+			   edge != RefKind::index && prefixes_.size() < options_.max_prefixes)) {
+		prefixes_.push_back(prefixes_[n.prefix] + label(n));
 		prefix_bytes_.push_back(0);
+		prefix_parent_.push_back(depth == 1 ? no_parent : n.prefix);
+		prefix_steps_.push_back(depth);
 		n.prefix = uint32_t(prefixes_.size() - 1);
 	}
 	nodes_.push_back(n);
@@ -164,7 +187,10 @@ void Search::expand(uint32_t i)
 	auto gct = vm_.gct(o);
 	if (!gct)
 		return;
-	prefix_bytes_[nodes_[i].prefix] += bytes_of(o, *gct);
+	const uint64_t bytes = bytes_of(o, *gct);
+	// Bounded by prefix_depth: each step is a prefix made one step deeper.
+	for (uint32_t p = nodes_[i].prefix; p != no_parent; p = prefix_parent_[p])
+		prefix_bytes_[p] += bytes;
 	Refs refs{*this, i};
 	ObjectRefs<Refs>(vm_, refs).visit(o, *gct);
 }
@@ -250,6 +276,44 @@ void Search::fill(GcCensus &census)
 			census.by_prefix[prefixes_[p]] += prefix_bytes_[p];
 }
 
+std::vector<BlockPlace> Search::places_of(const std::vector<uint64_t> &blocks) const
+{
+	std::unordered_map<uint64_t, size_t> wanted;
+	for (size_t k = 0; k < blocks.size(); k++)
+		wanted.emplace(blocks[k], k);
+	std::vector<BlockPlace> out(blocks.size());
+	auto place = [&](uint64_t addr, const Node &n) {
+		if (auto w = wanted.find(addr); w != wanted.end())
+			out[w->second] = {prefixes_[n.prefix], n.obj};
+	};
+	for (const Node &n : nodes_) {
+		place(n.obj, n);
+		// Blocks of their own that belong to an object: a table's
+		// array and hash parts (lj_tab.c), a thread's stack.
+		auto gct = vm_.gct(n.obj);
+		if (gct == LJ_TTAB) {
+			place(vm_.ref(n.obj + ly_.tab_array).value_or(0), n);
+			place(vm_.ref(n.obj + ly_.tab_node).value_or(0), n);
+		} else if (gct == LJ_TTHREAD) {
+			place(vm_.ref(n.obj + ly_.L_stack).value_or(0), n);
+		}
+	}
+	// The same block asked for twice gets its place twice.
+	for (size_t k = 0; k < blocks.size(); k++)
+		if (!out[k].object)
+			out[k] = out[wanted[blocks[k]]];
+	return out;
+}
+
+std::map<std::string, uint64_t> Search::heads() const
+{
+	std::map<std::string, uint64_t> out;
+	for (const Node &n : nodes_)
+		if (prefix_steps_[n.prefix] == n.depth)
+			out.emplace(prefixes_[n.prefix], n.obj);
+	return out;
+}
+
 } // namespace
 
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
@@ -278,6 +342,23 @@ GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_option
 	}
 	search.fill(census);
 	return census;
+}
+
+std::vector<BlockPlace> gc_block_places(const Vm &vm, const std::vector<uint64_t> &blocks,
+					const GcPathOptions &path_options)
+{
+	Search search(vm, path_options);
+	search.run();
+	return search.places_of(blocks);
+}
+
+std::map<std::string, uint64_t> gc_path_heads(const Vm &vm, const GcPathOptions &path_options,
+					      bool &complete)
+{
+	Search search(vm, path_options);
+	search.run();
+	complete = search.complete();
+	return search.heads();
 }
 
 } // namespace ljcore

@@ -90,6 +90,7 @@ struct SampledBlock {
 	const std::vector<ProfileFrame> *stack = nullptr;
 	double bytes = 0;
 	uint32_t pid = 0;
+	uint64_t addr = 0; // where the allocator placed it
 };
 
 // What the sampler has handed over: the stacks that allocated, and each
@@ -135,8 +136,10 @@ struct AllocRecord {
 		auto b = blocks.find(n.seq);
 		switch (n.kind) {
 		case LJ_ALLOC_PLACED:
-			if (b != blocks.end() && n.addr)
+			if (b != blocks.end() && n.addr) {
 				live[n.seq] = b->second;
+				live[n.seq].addr = n.addr;
+			}
 			break;
 		case LJ_ALLOC_FREED: {
 			size_t erased = live.erase(n.seq);
@@ -313,9 +316,23 @@ void fill_profile(const AllocRecord &record, const ProfileOptions &o, Profile &p
 		p.outcomes.push_back({outcome, n.first, n.second});
 }
 
+// Hands each process's outstanding sampled blocks to visit.
+void visit_outstanding(const std::vector<AllocProcess> &procs, const AllocRecord &record,
+		       const OutstandingVisitor &visit)
+{
+	for (const AllocProcess &ap : procs) {
+		std::vector<OutstandingBlock> blocks;
+		for (auto &[seq, b] : record.live)
+			if (b.pid == uint32_t(ap.proc->pid))
+				blocks.push_back({b.addr, b.bytes, b.stack});
+		visit(*ap.proc, blocks);
+	}
+}
+
 } // namespace
 
-std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o)
+std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o,
+							 const OutstandingVisitor &visit)
 {
 	Profile p;
 	p.pid = o.pid;
@@ -333,7 +350,10 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		return std::unexpected(sampler.error());
 	if (auto r = record_until_end(**sampler, record, o, p); !r)
 		return std::unexpected(r.error());
-	if (o.alloc == ProfileOptions::Alloc::outstanding) {
+	if (visit) {
+		// A heap walk tells garbage from what is held: no sweep to wait for.
+		visit_outstanding(*procs, record, visit);
+	} else if (o.alloc == ProfileOptions::Alloc::outstanding) {
 		wait_for_sweeps(*procs, **sampler, record, o);
 		note_sweeps(*procs, record, o.settle_s, p.diagnostics);
 	}

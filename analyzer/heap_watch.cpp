@@ -1,0 +1,159 @@
+#include "analyzer/heap_watch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "analyzer/gc/gc_paths.h"
+#include "analyzer/gc/retained.h"
+#include "analyzer/lua/global_state.h"
+
+namespace ljcore {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Whether longer names a path under path: path, then a step of its own.
+bool is_under(const std::string &longer, const std::string &path)
+{
+	return longer.size() > path.size() && longer.starts_with(path) &&
+	       std::string_view(".[<?").find(longer[path.size()]) != std::string_view::npos;
+}
+
+HeapSnapshot take_snapshot(const ProfiledProcess &proc, const HeapWatchOptions &o, double at_s,
+			   Diagnostics &d)
+{
+	HeapSnapshot s;
+	s.at_s = at_s;
+	auto frozen = freeze_heap(proc);
+	if (!frozen) {
+		d.problem("process " + std::to_string(proc.pid) + ": " + frozen.error().message);
+		s.complete = false;
+		return s;
+	}
+	s.paused_us = frozen->paused_us;
+	s.copied_bytes = frozen->memory->copied_bytes();
+	if (uint64_t skipped = frozen->memory->skipped_bytes()) {
+		d.problem("process " + std::to_string(proc.pid) + ": " + std::to_string(skipped) +
+			  " bytes of writable memory past the " +
+			  std::to_string(max_copy_bytes >> 20) + " MiB copied were read live");
+		s.complete = false;
+	}
+	s.gc_total = GlobalState(*frozen->vm).gc_total().value_or(0);
+	s.bytes_by_path = retained_by_path(*frozen->vm, o.depth, s.complete, d);
+	return s;
+}
+
+// Sleeps until when, waking to poll stop; false if stopped.
+bool wait_until(Clock::time_point when, const std::function<bool()> &stop)
+{
+	while (Clock::now() < when) {
+		if (stop && stop())
+			return false;
+		std::this_thread::sleep_for(std::min<Clock::duration>(
+			when - Clock::now(), std::chrono::milliseconds(50)));
+	}
+	return !(stop && stop());
+}
+
+} // namespace
+
+Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc)
+{
+	auto live = LiveProcess::attach(proc.pid);
+	if (!live)
+		return std::unexpected(live.error());
+	FrozenHeap f;
+	f.process = std::move(*live);
+	f.memory = std::make_unique<FrozenMemory>(*f.process, max_copy_bytes);
+	f.paused_us = uint64_t(f.process->resume().count());
+	f.vm = std::make_unique<Vm>(*f.memory, proc.layout, proc.config.g);
+	return f;
+}
+
+std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, bool &complete,
+						 Diagnostics &diagnostics)
+{
+	const RetainedHeap heap = retained_heap(vm);
+	diagnostics.merge(heap.diagnostics());
+	GcPathOptions options;
+	options.prefix_depth = depth;
+	bool paths_complete = true;
+	std::map<std::string, uint64_t> out;
+	for (const auto &[path, object] : gc_path_heads(vm, options, paths_complete))
+		if (RetainedHeap::Node n = heap.node_of(object); n != RetainedHeap::none)
+			out[path] = heap.retained_bytes(n);
+	complete = complete && heap.complete() && paths_complete;
+	return out;
+}
+
+std::vector<GrowingPath> growing_paths(const std::vector<HeapSnapshot> &snapshots)
+{
+	std::vector<GrowingPath> grew;
+	if (snapshots.size() < 2)
+		return grew;
+	// A path that grew in every interval is in the last snapshot.
+	for (const auto &[path, last] : snapshots.back().bytes_by_path) {
+		GrowingPath g{path, {}};
+		for (const HeapSnapshot &s : snapshots) {
+			auto it = s.bytes_by_path.find(path);
+			g.bytes.push_back(it == s.bytes_by_path.end() ? 0 : it->second);
+		}
+		bool every = true;
+		for (size_t i = 1; i < g.bytes.size(); i++)
+			every = every && g.bytes[i] > g.bytes[i - 1];
+		if (every)
+			grew.push_back(std::move(g));
+	}
+	// Sorted by path, the paths that start with a path follow it: keep
+	// a path only when none of them is under it.
+	std::vector<GrowingPath> deepest;
+	for (size_t i = 0; i < grew.size(); i++) {
+		bool has_under = false;
+		for (size_t j = i + 1; j < grew.size() && grew[j].path.starts_with(grew[i].path);
+		     j++)
+			has_under = has_under || is_under(grew[j].path, grew[i].path);
+		if (!has_under)
+			deepest.push_back(grew[i]);
+	}
+	std::stable_sort(deepest.begin(), deepest.end(),
+			 [](auto &a, auto &b) { return a.growth() > b.growth(); });
+	return deepest;
+}
+
+std::expected<HeapWatch, ProfileError> watch_heap(const HeapWatchOptions &o)
+{
+	HeapWatch w;
+	w.measure = "retained bytes of the object at each path";
+	Profile located;
+	auto procs = attach_profiled(o.pid, o.children, located);
+	if (!procs)
+		return std::unexpected(procs.error());
+	w.diagnostics.merge(located.diagnostics);
+	w.diagnostics.note("stopped " + std::to_string(located.paused_us / 1000) +
+			   " ms in all to find the VMs, once");
+	for (auto &p : *procs)
+		w.vms.push_back({p->pid, p->config.g, {}, {}});
+	const auto start = Clock::now();
+	for (uint32_t k = 0; k < o.count; k++) {
+		if (k && !wait_until(start + std::chrono::duration_cast<Clock::duration>(
+						     std::chrono::duration<double>(o.every_s * k)),
+				     o.stop)) {
+			w.stopped_early = true;
+			break;
+		}
+		for (size_t i = 0; i < procs->size(); i++) {
+			double at = std::chrono::duration<double>(Clock::now() - start).count();
+			w.vms[i].snapshots.push_back(
+				take_snapshot(*(*procs)[i], o, at, w.diagnostics));
+			if (o.progress)
+				o.progress((*procs)[i]->pid, k + 1);
+		}
+	}
+	for (WatchedVm &vm : w.vms)
+		vm.growing = growing_paths(vm.snapshots);
+	return w;
+}
+
+} // namespace ljcore
