@@ -1,0 +1,296 @@
+#include "analyzer/derive/derive_layout.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "analyzer/derive/exported_code.h"
+#include "analyzer/derive/value_tracker.h"
+
+namespace ljcore {
+
+namespace {
+
+// The lj_layout members the rules below derive, for setting and reading
+// them by name.
+#define LJ_DERIVED_FIELDS(X)                                                                       \
+	X(ptrsize)                                                                                 \
+	X(gc64)                                                                                    \
+	X(fr2) X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(g_mainthref)     \
+		X(g_cur_L) X(g_gc_total)
+
+// A function's code followed from its entry.
+struct Traced {
+	FunctionCode code;
+	FunctionTrace trace;
+
+	// "lua_close+0x31" for the instruction at addr.
+	std::string at(uint64_t addr) const
+	{
+		char buf[32];
+		snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - code.addr));
+		return code.name + buf;
+	}
+	// Whether v is the base of an access or an argument of a call later on:
+	// a pointer the function follows, not a number it only compares.
+	bool followed(const TrackedValue &v) const
+	{
+		auto same_object = [&](const TrackedValue &o) {
+			return o.kind == TrackedValue::pointer && o.arg == v.arg &&
+			       o.path == v.path;
+		};
+		return std::any_of(trace.accesses.begin(), trace.accesses.end(),
+				   [&](const MemoryAccess &a) { return same_object(a.object); }) ||
+		       std::any_of(trace.calls.begin(), trace.calls.end(), [&](const CallSite &c) {
+			       return std::any_of(c.args.begin(), c.args.end(), same_object);
+		       });
+	}
+};
+
+class Deriver {
+public:
+	Deriver(const ExportedCode &code, Disassembler &dis, DerivedLayout &out)
+	    : code_(code), dis_(dis), out_(out)
+	{
+	}
+
+	std::optional<Traced> follow(const std::string &name)
+	{
+		auto fn = code_.function(name);
+		if (!fn) {
+			out_.problems.push_back("could not read " + fn.error().message);
+			return std::nullopt;
+		}
+		std::vector<Operation> ops;
+		for (const MachineInsn &insn : dis_.disassemble(fn->bytes, fn->addr))
+			ops.push_back(operation_of(insn, code_.arch()));
+		return Traced{std::move(*fn), track_values(ops, code_.arch())};
+	}
+
+	void add(const std::string &name, uint32_t value, const std::string &source)
+	{
+		if (out_.field(name))
+			return; // the first function that shows it wins
+		out_.fields.push_back(DerivedField{name, value, source});
+	}
+	void problem(const std::string &field, const std::string &why)
+	{
+		out_.problems.push_back("could not derive " + field + ": " + why);
+	}
+
+	// lua_getallocf(L, &ud): g = G(L) is the one load from L that is
+	// followed; its two loads are *ud = g->allocd and the returned
+	// g->allocf, right before g->gc (layout.h: LJ_G_ALLOCF).
+	void allocf()
+	{
+		auto f = follow("lua_getallocf");
+		if (!f)
+			return;
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
+				add("L_glref", uint32_t(a.offset), f->at(a.addr));
+				add_ptrsize(a.width, f->at(a.addr));
+				glref_ = a.offset;
+				break;
+			}
+		if (!glref_)
+			return problem("L_glref", "lua_getallocf follows no field of L");
+		std::vector<const MemoryAccess *> from_g;
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (!a.store && a.object.is(0, {*glref_}) && a.width == 8)
+				from_g.push_back(&a);
+		if (from_g.size() != 2 || std::abs(from_g[0]->offset - from_g[1]->offset) != 8)
+			return problem("g_gc_total", "lua_getallocf does not load two adjacent "
+						     "pointers from global_State");
+		const MemoryAccess *allocf =
+			from_g[0]->offset < from_g[1]->offset ? from_g[0] : from_g[1];
+		add("g_gc_total", uint32_t(allocf->offset + 16), f->at(allocf->addr));
+	}
+
+	// lua_close(L): L = mainthread(g); setgcrefnull(g->cur_L); then
+	// lj_func_closeuv(L, tvref(L->stack)), and in the loop L->status =
+	// LUA_OK, L->cframe = NULL (lj_state.c).
+	void close()
+	{
+		auto f = follow("lua_close");
+		if (!f)
+			return;
+		if (!glref_)
+			for (const MemoryAccess &a : f->trace.accesses)
+				if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
+					add("L_glref", uint32_t(a.offset), f->at(a.addr));
+					add_ptrsize(a.width, f->at(a.addr));
+					glref_ = a.offset;
+					break;
+				}
+		if (!glref_ || !ptrsize_)
+			return problem("g_cur_L", "lua_close follows no field of L");
+		std::optional<int64_t> mainthref;
+		for (const MemoryAccess &a : f->trace.accesses) {
+			if (a.store || !a.object.is(0, {*glref_}) || a.width != ptrsize_ ||
+			    !f->followed(a.value))
+				continue;
+			add("g_mainthref", uint32_t(a.offset), f->at(a.addr));
+			mainthref = a.offset;
+			break;
+		}
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+			    a.value.kind == TrackedValue::constant && a.value.k == 0) {
+				add("g_cur_L", uint32_t(a.offset), f->at(a.addr));
+				break;
+			}
+		if (!out_.field("g_cur_L"))
+			problem("g_cur_L", "lua_close stores no NULL into global_State");
+		if (!mainthref)
+			return problem("g_mainthref", "lua_close follows no field of global_State");
+		std::vector<int64_t> main_L = {*glref_, *mainthref};
+		for (const MemoryAccess &a : f->trace.accesses) {
+			if (!a.object.is(0, main_L))
+				continue;
+			if (!a.store && a.width == ptrsize_)
+				add("L_stack", uint32_t(a.offset), f->at(a.addr));
+			bool null =
+				a.store && a.value.kind == TrackedValue::constant && a.value.k == 0;
+			if (null && a.width == 1)
+				add("L_status", uint32_t(a.offset), f->at(a.addr));
+			if (null && a.width == 8)
+				add("L_cframe", uint32_t(a.offset), f->at(a.addr));
+		}
+		for (const char *name : {"L_stack", "L_status", "L_cframe"})
+			if (!out_.field(name))
+				problem(name, "lua_close does not show it");
+	}
+
+	// lua_gettop(L): L->top - L->base.
+	void gettop()
+	{
+		auto f = follow("lua_gettop");
+		if (!f)
+			return;
+		for (const Subtraction &s : f->trace.subtractions)
+			if (s.minuend.kind == TrackedValue::pointer && s.minuend.path.size() == 1 &&
+			    s.minuend.is(0, {s.minuend.path[0]}) &&
+			    s.subtrahend.kind == TrackedValue::pointer &&
+			    s.subtrahend.path.size() == 1 &&
+			    s.subtrahend.is(0, {s.subtrahend.path[0]})) {
+				add("L_top", uint32_t(s.minuend.path[0]), f->at(s.addr));
+				add("L_base", uint32_t(s.subtrahend.path[0]), f->at(s.addr));
+				return;
+			}
+		problem("L_top and L_base", "lua_gettop subtracts no two fields of L");
+	}
+
+	// lua_status(L): L->status, a byte.
+	void status()
+	{
+		auto f = follow("lua_status");
+		if (!f)
+			return;
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (!a.store && a.object.is(0, {}) && a.width == 1) {
+				add("L_status", uint32_t(a.offset), f->at(a.addr));
+				return;
+			}
+		problem("L_status", "lua_status reads no byte of L");
+	}
+
+private:
+	void add_ptrsize(uint8_t width, const std::string &source)
+	{
+		if (width != 4 && width != 8)
+			return problem("ptrsize",
+				       "L->glref is loaded as " + std::to_string(width) + " bytes");
+		ptrsize_ = width;
+		add("ptrsize", width, source);
+		add("gc64", width == 8, source);
+		add("fr2", width == 8, source); // LJ_FR2 comes with GC64 (lj_arch.h)
+	}
+
+	const ExportedCode &code_;
+	Disassembler &dis_;
+	DerivedLayout &out_;
+	std::optional<int64_t> glref_;
+	uint8_t ptrsize_ = 0;
+};
+
+} // namespace
+
+const DerivedField *DerivedLayout::field(const std::string &name) const
+{
+	auto it = std::find_if(fields.begin(), fields.end(),
+			       [&](const DerivedField &f) { return f.name == name; });
+	return it == fields.end() ? nullptr : &*it;
+}
+
+Expected<DerivedLayout> derive_layout(Elf *elf)
+{
+	auto code = ExportedCode::open(elf);
+	if (!code)
+		return fail("could not derive: " + code.error().message);
+	auto dis = Disassembler::create(code->arch());
+	if (!dis)
+		return fail("could not derive: " + dis.error().message);
+	DerivedLayout out;
+	out.arch = code->arch();
+	Deriver d(*code, **dis, out);
+	// lua_getallocf first: its one load from L is G(L), which the others
+	// follow.
+	d.allocf();
+	d.close();
+	d.gettop();
+	d.status();
+	if (!out.field("L_glref")) {
+		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
+		return fail("could not derive: " + why);
+	}
+	return out;
+}
+
+std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name)
+{
+#define LJ_GET(f)                                                                                  \
+	if (name == #f)                                                                            \
+		return uint32_t(ly.f);
+	LJ_DERIVED_FIELDS(LJ_GET)
+#undef LJ_GET
+	return std::nullopt;
+}
+
+const lj_layout *nearest_table(const std::vector<const lj_layout *> &tables,
+			       const DerivedLayout &derived)
+{
+	const lj_layout *best = nullptr;
+	size_t best_agree = 0;
+	const DerivedField *ptrsize = derived.field("ptrsize");
+	for (const lj_layout *t : tables) {
+		if (ptrsize && t->ptrsize != ptrsize->value)
+			continue;
+		size_t agree = 0;
+		for (const DerivedField &f : derived.fields)
+			agree += layout_field(*t, f.name) == f.value;
+		if (!best || agree > best_agree)
+			best = t, best_agree = agree;
+	}
+	return best;
+}
+
+lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived,
+		       std::vector<std::string> *changed)
+{
+	lj_layout ly = base;
+	for (const DerivedField &f : derived.fields) {
+		auto old = layout_field(ly, f.name);
+		if (changed && old && *old != f.value)
+			changed->push_back(f.name + " " + std::to_string(*old) + " -> " +
+					   std::to_string(f.value));
+#define LJ_SET(m)                                                                                  \
+	if (f.name == #m)                                                                          \
+		ly.m = decltype(ly.m)(f.value);
+		LJ_DERIVED_FIELDS(LJ_SET)
+#undef LJ_SET
+	}
+	return ly;
+}
+
+} // namespace ljcore
