@@ -16,8 +16,9 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                                       \
 	X(ptrsize)                                                                                 \
 	X(gc64)                                                                                    \
-	X(fr2) X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(g_mainthref)     \
-		X(g_cur_L) X(g_gc_total)
+	X(fr2)                                                                                     \
+	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack) X(L_env)    \
+		X(L_size) X(gg_g) X(g_mainthref) X(g_cur_L) X(g_gc_total)
 
 // A function's code followed from its entry.
 struct Traced {
@@ -61,10 +62,31 @@ public:
 			out_.problems.push_back("could not read " + fn.error().message);
 			return std::nullopt;
 		}
+		return follow(std::move(*fn));
+	}
+
+	// The function a call at caller's instruction at goes to, as
+	// "(lua_newthread+0x1a)" in sources: most have no symbol.
+	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call)
+	{
+		auto fn = call.target ? code_.code_at(call.target, 512)
+				      : Expected<FunctionCode>(fail("an indirect call"));
+		if (!fn) {
+			out_.problems.push_back("could not follow the call at " +
+						caller.at(call.addr) + ": " + fn.error().message);
+			return std::nullopt;
+		}
+		fn->name = "(" + caller.at(call.addr) + ")";
+		return follow(std::move(*fn));
+	}
+
+	Traced follow(FunctionCode fn)
+	{
 		std::vector<Operation> ops;
-		for (const MachineInsn &insn : dis_.disassemble(fn->bytes, fn->addr))
+		for (const MachineInsn &insn : dis_.disassemble(fn.bytes, fn.addr))
 			ops.push_back(operation_of(insn, code_.arch()));
-		return Traced{std::move(*fn), track_values(ops, code_.arch())};
+		FunctionTrace trace = track_values(ops, code_.arch());
+		return Traced{std::move(fn), std::move(trace)};
 	}
 
 	void add(const std::string &name, uint32_t value, const std::string &source)
@@ -195,6 +217,74 @@ public:
 		problem("L_status", "lua_status reads no byte of L");
 	}
 
+	// lua_newthread(L): lj_gc_check(L), then L1 = lj_state_new(L), which
+	// allocates sizeof(lua_State) (GG_State's g follows the main one) and
+	// copies L->glref and L->env into it; then incr_top(L) checks
+	// L->maxstack (lj_api.c, lj_state.c).
+	void newthread()
+	{
+		auto f = follow("lua_newthread");
+		if (!f)
+			return;
+		auto first_call = [](const Traced &t, auto pred) -> const CallSite * {
+			auto it = std::find_if(t.trace.calls.begin(), t.trace.calls.end(), pred);
+			return it == t.trace.calls.end() ? nullptr : &*it;
+		};
+		auto allocation = [](const CallSite &c) {
+			return c.args.size() > 1 && c.args[0].is(0, {}) &&
+			       c.args[1].kind == TrackedValue::constant && c.args[1].k >= 32 &&
+			       c.args[1].k <= 1024;
+		};
+		// lj_state_new inlined (Debian's -O2 does) or called.
+		const Traced *s = &*f;
+		const CallSite *alloc = first_call(*f, allocation);
+		const CallSite *state_new = alloc;
+		std::optional<Traced> callee;
+		if (!alloc) {
+			state_new = first_call(*f, [](const CallSite &c) {
+				return !c.args.empty() && c.args[0].is(0, {});
+			});
+			if (!state_new)
+				return problem("L_size", "lua_newthread calls nothing with L");
+			if (!(callee = follow_call(*f, *state_new)))
+				return;
+			s = &*callee;
+			alloc = first_call(*s, allocation);
+		}
+		if (!alloc)
+			return problem("L_size", "lj_state_new allocates no constant size");
+		add("L_size", uint32_t(alloc->args[1].k), s->at(alloc->addr));
+		// GG_State starts with the main lua_State, global_State right
+		// after it (lj_dispatch.h).
+		add("gg_g", uint32_t(alloc->args[1].k), s->at(alloc->addr));
+		// The new thread is what the allocation returned: the field of L
+		// copied to the same offset of it, other than glref, is env.
+		unsigned result =
+			TrackedValue::call_result + unsigned(alloc - s->trace.calls.data());
+		std::optional<int64_t> env;
+		for (const MemoryAccess &a : s->trace.accesses)
+			if (a.store && a.object.is(result, {}) && a.value.path.size() == 1 &&
+			    a.value.is(0, {a.offset}) && glref_ && a.offset != *glref_) {
+				add("L_env", uint32_t(a.offset), s->at(a.addr));
+				env = a.offset;
+				break;
+			}
+		if (!env)
+			problem("L_env", "lj_state_new copies no field of L but glref");
+		// incr_top(L) after it: the field of L it reads besides these.
+		const auto *base = out_.field("L_base"), *top = out_.field("L_top");
+		if (!base || !top || !glref_ || !env)
+			return problem("L_maxstack", "lua_newthread's other fields are unknown");
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (!a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
+			    a.offset != base->value && a.offset != top->value &&
+			    a.offset != *glref_ && a.offset != *env) {
+				add("L_maxstack", uint32_t(a.offset), f->at(a.addr));
+				return;
+			}
+		problem("L_maxstack", "lua_newthread does not show it");
+	}
+
 private:
 	void add_ptrsize(uint8_t width, const std::string &source)
 	{
@@ -240,6 +330,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.close();
 	d.gettop();
 	d.status();
+	d.newthread();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);
@@ -257,10 +348,10 @@ std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &nam
 	return std::nullopt;
 }
 
-const lj_layout *nearest_table(const std::vector<const lj_layout *> &tables,
-			       const DerivedLayout &derived)
+std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,
+					      const DerivedLayout &derived)
 {
-	const lj_layout *best = nullptr;
+	std::vector<const lj_layout *> best;
 	size_t best_agree = 0;
 	const DerivedField *ptrsize = derived.field("ptrsize");
 	for (const lj_layout *t : tables) {
@@ -269,8 +360,10 @@ const lj_layout *nearest_table(const std::vector<const lj_layout *> &tables,
 		size_t agree = 0;
 		for (const DerivedField &f : derived.fields)
 			agree += layout_field(*t, f.name) == f.value;
-		if (!best || agree > best_agree)
-			best = t, best_agree = agree;
+		if (best.empty() || agree > best_agree)
+			best = {t}, best_agree = agree;
+		else if (agree == best_agree)
+			best.push_back(t);
 	}
 	return best;
 }

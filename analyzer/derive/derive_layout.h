@@ -38,11 +38,12 @@ struct DerivedLayout {
 // reason, when not even lua_State's link to global_State could be read.
 Expected<DerivedLayout> derive_layout(Elf *elf);
 
-// The table of tables whose values agree with the most derived fields
-// (first of equals, so their order breaks ties), or none when tables is
-// empty or every table has a different pointer size.
-const lj_layout *nearest_table(const std::vector<const lj_layout *> &tables,
-			       const DerivedLayout &derived);
+// The tables that agree with the most derived fields, in their order (which
+// breaks ties where one must be picked), none when tables is empty or every
+// table has another pointer size. Fields the code does not show (GG_State
+// with or without the JIT, say) can leave several: memory decides.
+std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,
+					      const DerivedLayout &derived);
 
 // base with every derived field set, and the names of those that differ
 // from base ("L_base 32 -> 48").

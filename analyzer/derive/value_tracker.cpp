@@ -138,6 +138,11 @@ private:
 		trace_.calls.push_back(std::move(c));
 		for (auto it = regs_.begin(); it != regs_.end();)
 			it = caller_saved(it->first, arch_) ? regs_.erase(it) : std::next(it);
+		// What it returns: a new object, followed like an argument.
+		TrackedValue result;
+		result.kind = TrackedValue::pointer;
+		result.arg = TrackedValue::call_result + unsigned(trace_.calls.size() - 1);
+		regs_[return_register(arch_)] = result;
 	}
 
 	// dst = a + sign * b, where b is a constant.

@@ -25,9 +25,12 @@ namespace ljcore {
 struct TrackedValue {
 	enum Kind { unknown, constant, pointer } kind = unknown;
 	int64_t k = 0;             // the constant, or the offset added
-	unsigned arg = 0;          // pointer: which argument it starts from
+	unsigned arg = 0;          // pointer: which argument it starts from, or
+				   // call_result + n: what the nth call returned
 	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
 	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
+
+	static constexpr unsigned call_result = 64;
 
 	// Whether this is argument arg with exactly these loads (and no
 	// offset added).

@@ -81,9 +81,9 @@ bool check(const fs::path &dir)
 	if (auto ref = reference_of(dir)) {
 		reference = dwarf_layout(*ref, derived->arch, why);
 		against = "DWARF of " + ref->parent_path().parent_path().filename().string();
-	} else if (auto *t = nearest_table(builtin_layouts(derived->arch), *derived)) {
-		reference = *t;
-		against = std::string("table ") + t->name;
+	} else if (auto t = nearest_tables(builtin_layouts(derived->arch), *derived); !t.empty()) {
+		reference = *t.front();
+		against = std::string("table ") + t.front()->name;
 	}
 	if (!reference) {
 		printf("FAIL %s: nothing to compare with: %s\n", variant.c_str(), why.c_str());
