@@ -8,6 +8,7 @@ common=(
 	'--sysroot[look up every file of the core under this directory]:directory:_directories'
 	'--debuginfod[let libdw ask the debuginfod servers]'
 	'--scan[scan writable memory for VMs]:when:(auto always never)'
+	'--layout[LuaJIT'"'"'s offsets: DWARF, code, tables, or the code only]:source:(auto derived)'
 	'(- *)'{-h,--help}'[print the options and exit]'
 )
 local core='*:core file (- for standard input):_files'
@@ -58,6 +59,10 @@ _ljcore_command() {
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;
+	layout)
+		_arguments '--explain[the instruction each offset was read from]' \
+			'--json[the same as JSON]' '(- *)'{-h,--help}'[print the options and exit]' \
+			'1:LuaJIT binary:_files' ;;
 	fixture)
 		_arguments '1:action:(new check update)' '*:fixture or core:_files' ;;
 	esac
@@ -74,5 +79,6 @@ _arguments \
 		print\:"one Lua value by its path"
 		profile\:"sample a live process'"'"'s Lua stacks"
 		snapshot\:"write a minimized core"
+		layout\:"LuaJIT'"'"'s layout derived from a binary'"'"'s code"
 		fixture\:"regression fixtures"))' \
 	'*::arguments:_ljcore_command'

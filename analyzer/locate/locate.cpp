@@ -51,10 +51,11 @@ void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanM
 } // namespace
 
 LocatedVms locate_vms(const Target &target, const NativeSession &native,
-		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag)
+		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag,
+		      LayoutChoice layout)
 {
 	LocatedVms out;
-	candidate_layouts(target, native, target.arch(), out.layouts, diag);
+	candidate_layouts(target, native, target.arch(), layout, out.layouts, diag);
 	const auto &order = out.layouts.order;
 	for (auto *ly : order)
 		diag.evidence(std::string("layout candidate: ") + ly->name);
@@ -89,7 +90,7 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 	}
 	if (c.thread)
 		v.tid = target.threads()[*c.thread].tid;
-	v.layout_source = c.layout == layouts.dwarf ? layouts.dwarf_source : "built-in table";
+	v.layout_source = layouts.source_of(c.layout);
 	// A layout of DWARF that no table equals has no version to match.
 	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
 		compare_with_hint(layouts.version, v, diag);

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 ljcore, source = sys.argv[1], sys.argv[2]
-commands = ["analyze", "bt", "traces", "trace", "gc", "print", "profile", "snapshot"]
+commands = ["analyze", "bt", "traces", "trace", "gc", "print", "profile", "snapshot", "layout"]
 fixture_commands = ["fixture new", "fixture check", "fixture update"]
 
 
