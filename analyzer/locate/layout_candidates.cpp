@@ -1,12 +1,11 @@
 #include "analyzer/locate/layout_candidates.h"
 
-#include <algorithm>
-
 #include <elfutils/libdwfl.h>
 
 #include "analyzer/locate/builtin_layouts.h"
 #include "analyzer/locate/dwarf_layout.h"
 #include "analyzer/locate/version_hint.h"
+#include "readers/arch/arch.h"
 
 namespace ljcore {
 
@@ -65,26 +64,61 @@ void add_dwarf(const NativeSession &native, Dwfl_Module *mod, const std::string 
 	set.dwarf = set.order.back();
 }
 
-// The layout derived from mod's code: the fields its exported functions
-// show, over the built-in table that agrees with them best.
-void add_derived(Dwfl_Module *mod, const std::string &module,
-		 std::vector<const lj_layout *> &builtin, bool alone, LayoutSet &set,
-		 Diagnostics &diag)
+} // namespace
+
+std::string LayoutSet::source_of(const lj_layout *ly) const
 {
+	if (ly == dwarf)
+		return dwarf_source;
+	for (size_t i = 0; i < from_code.size(); i++)
+		if (ly == &from_code[i])
+			return code_sources[i];
+	return "built-in table";
+}
+
+void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch,
+		       LayoutChoice choice, LayoutSet &set, Diagnostics &diag)
+{
+	if (choice == LayoutChoice::derived) {
+		derive_candidates(native, arch, true, set, diag);
+		return;
+	}
+	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
+	// LuaJIT's own module: where its version string is, and the only one
+	// worth its DWARF (loading a libc's, from libc6-dbg, compressed, would
+	// cost most of our run time). luaJIT_setmode is exported by every
+	// LuaJIT, executable or library.
+	auto sym = native.symbol_by_name("luaJIT_setmode");
+	set.version = version_hint(mem, native, sym, builtin, diag);
+	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
+	add_dwarf(native, mod, sym ? sym->module : "", arch, builtin, set, diag);
+	set.order.insert(set.order.end(), builtin.begin(), builtin.end());
+}
+
+std::vector<const lj_layout *> derive_candidates(const NativeSession &native, Arch arch, bool alone,
+						 LayoutSet &set, Diagnostics &diag)
+{
+	std::vector<const lj_layout *> added;
 	auto problem = [&](const std::string &why) {
 		alone ? diag.problem("no derived layout: " + why) : diag.evidence(why);
+		return added;
 	};
+	auto sym = native.symbol_by_name("luaJIT_setmode");
+	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
 	Dwarf_Addr bias;
 	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : nullptr;
 	if (!elf)
-		return problem("could not derive: LuaJIT's module (the one exporting "
-			       "luaJIT_setmode) has no ELF file at hand");
+		return problem("could not derive: no module exporting luaJIT_setmode has its ELF "
+			       "file at hand");
+	const std::string &module = sym->module;
 	auto derived = derive_layout(elf);
 	if (!derived)
 		return problem(module + ": " + derived.error().message);
+	if (derived->arch != arch)
+		return problem("could not derive: " + module + " is not for " + arch_name(arch));
 	for (const std::string &p : derived->problems)
 		diag.evidence(module + ": " + p);
-	std::vector<const lj_layout *> bases = nearest_tables(builtin, *derived);
+	std::vector<const lj_layout *> bases = nearest_tables(builtin_layouts(arch), *derived);
 	if (bases.empty())
 		return problem("could not derive: no built-in table has the pointer size of " +
 			       module);
@@ -93,25 +127,17 @@ void add_derived(Dwfl_Module *mod, const std::string &module,
 		fields += (fields.empty() ? "" : ", ") + f.name + " " + std::to_string(f.value) +
 			  " (" + f.source + ")";
 	diag.evidence("derived from the code of " + module + ": " + fields);
-	std::vector<std::string> changed;
-	with_derived(*bases.front(), *derived, &changed);
-	if (changed.empty() && !alone) {
-		// Tables have the offsets the code shows: they are tried as
-		// before, memory deciding, but those that contradict the code
-		// last.
-		std::stable_partition(builtin.begin(), builtin.end(), [&](const lj_layout *t) {
-			return std::find(bases.begin(), bases.end(), t) != bases.end();
-		});
-		diag.evidence("the code of " + module + " agrees with the table " +
-			      bases.front()->name);
-		return;
-	}
 	// One layout per table as near: the fields the code does not show
 	// are theirs, and memory picks.
 	for (const lj_layout *base : bases) {
-		changed.clear();
+		std::vector<std::string> changed;
 		lj_layout ly = with_derived(*base, *derived, &changed);
 		std::string name = base->name;
+		if (changed.empty() && !alone) {
+			// Tried already, and memory refused it.
+			diag.evidence("the code of " + module + " agrees with the table " + name);
+			continue;
+		}
 		if (changed.empty()) {
 			set.code_sources.push_back("code of " + module + ", as the table " + name);
 		} else {
@@ -129,42 +155,10 @@ void add_derived(Dwfl_Module *mod, const std::string &module,
 		ly.name = set.names.back().c_str();
 		set.from_code.push_back(ly);
 		set.order.push_back(&set.from_code.back());
+		added.push_back(set.order.back());
 	}
 	set.derived = std::move(*derived);
-}
-
-} // namespace
-
-std::string LayoutSet::source_of(const lj_layout *ly) const
-{
-	if (ly == dwarf)
-		return dwarf_source;
-	for (size_t i = 0; i < from_code.size(); i++)
-		if (ly == &from_code[i])
-			return code_sources[i];
-	return "built-in table";
-}
-
-void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch,
-		       LayoutChoice choice, LayoutSet &set, Diagnostics &diag)
-{
-	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
-	// LuaJIT's own module: where its version string is, and the only one
-	// worth its DWARF (loading a libc's, from libc6-dbg, compressed, would
-	// cost most of our run time) and its code. luaJIT_setmode is exported
-	// by every LuaJIT, executable or library.
-	auto sym = native.symbol_by_name("luaJIT_setmode");
-	set.version = version_hint(mem, native, sym, builtin, diag);
-	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
-	std::string module = sym ? sym->module : "LuaJIT's module";
-	bool alone = choice == LayoutChoice::derived;
-	if (!alone)
-		add_dwarf(native, mod, module, arch, builtin, set, diag);
-	// DWARF names every member: the code is read only without it.
-	if (!set.dwarf)
-		add_derived(mod, module, builtin, alone, set, diag);
-	if (!alone)
-		set.order.insert(set.order.end(), builtin.begin(), builtin.end());
+	return added;
 }
 
 } // namespace ljcore

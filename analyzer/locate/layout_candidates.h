@@ -1,7 +1,7 @@
 // The layouts a VM may be read with, best first: the DWARF of LuaJIT's
-// module, when it has any, then the layout derived from its code
-// (analyzer/derive/), then the built-in tables, those the version string
-// names before the others.
+// module, when it has any, then the built-in tables, those the version
+// string names before the others; and the layouts derived from its code
+// (analyzer/derive/) when those do not fit, or when asked for alone.
 #pragma once
 
 #include <deque>
@@ -46,12 +46,20 @@ struct LayoutSet {
 	std::optional<VersionString> version;
 };
 
-// Fills set from the DWARF, code and version string of LuaJIT's module (the
-// one that exports luaJIT_setmode) and the built-in tables; what it found
-// and what it could not use goes to diag as evidence. The code is read when
-// the DWARF is missing or unusable, or choice asks for the derived layout
-// alone.
+// Fills set from the DWARF and version string of LuaJIT's module (the one
+// that exports luaJIT_setmode) and the built-in tables; what it found and
+// what it could not use goes to diag as evidence. With choice derived, the
+// layouts derived from the module's code instead, alone.
 void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch,
 		       LayoutChoice choice, LayoutSet &set, Diagnostics &diag);
+
+// Adds to set the layouts derived from the code of LuaJIT's module, one per
+// built-in table nearest to the fields it shows (analyzer/derive/), and
+// returns them. Unless alone, one equal to a table is left out: that table
+// was tried. Why none could be derived is a problem when alone, else
+// evidence. Reading code costs loading LLVM (some 15 ms): locate_vms asks
+// only when no table fits.
+std::vector<const lj_layout *> derive_candidates(const NativeSession &native, Arch arch, bool alone,
+						 LayoutSet &set, Diagnostics &diag);
 
 } // namespace ljcore

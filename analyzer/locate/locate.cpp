@@ -11,11 +11,12 @@ namespace {
 
 // Adds the VMs the scan finds to vms; one found already says the scan
 // found it too.
-void add_scanned(const Target &target, const LayoutSet &layouts, std::vector<VmCandidate> &vms,
-		 std::optional<Rejection> &closest, Diagnostics &diag)
+void add_scanned(const Target &target, const std::vector<const lj_layout *> &layouts,
+		 std::vector<VmCandidate> &vms, std::optional<Rejection> &closest,
+		 Diagnostics &diag)
 {
 	size_t before = vms.size();
-	for (auto &c : scan_for_vms(target, layouts.order, closest)) {
+	for (auto &c : scan_for_vms(target, layouts, closest)) {
 		uint64_t g = c.g;
 		if (!add_candidate(vms, std::move(c)))
 			for (auto &v : vms)
@@ -63,9 +64,22 @@ LocatedVms locate_vms(const Target &target, const NativeSession &native,
 	out.vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks, order, diag,
 						 closest);
 	if (scan == ScanMode::always || (scan == ScanMode::automatic && out.vms.empty()))
-		add_scanned(target, out.layouts, out.vms, closest, diag);
+		add_scanned(target, out.layouts.order, out.vms, closest, diag);
+	// No table fits a build without DWARF: what its own code shows. Only
+	// now, for reading code loads LLVM, which costs more than the rest.
+	if (out.vms.empty() && layout == LayoutChoice::automatic && !out.layouts.dwarf) {
+		auto derived = derive_candidates(native, target.arch(), false, out.layouts, diag);
+		for (auto *ly : derived)
+			diag.evidence(std::string("layout candidate: ") + ly->name);
+		if (!derived.empty()) {
+			out.vms = vms_from_registers_and_symbols(target, target.arch(), native,
+								 stacks, derived, diag, closest);
+			if (scan != ScanMode::never && out.vms.empty())
+				add_scanned(target, derived, out.vms, closest, diag);
+		}
+	}
 	if (out.vms.empty())
-		explain_none(closest, order.size(), scan, diag);
+		explain_none(closest, out.layouts.order.size(), scan, diag);
 	return out;
 }
 
