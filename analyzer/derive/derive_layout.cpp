@@ -16,9 +16,8 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                                       \
 	X(ptrsize)                                                                                 \
 	X(gc64)                                                                                    \
-	X(fr2)                                                                                     \
-	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack) X(L_env)    \
-		X(L_size) X(gg_g) X(g_mainthref) X(g_cur_L) X(g_gc_total)
+	X(fr2) X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack)      \
+		X(L_env) X(L_size) X(gg_g) X(gg_size) X(g_mainthref) X(g_cur_L) X(g_gc_total)
 
 // A function's code followed from its entry.
 struct Traced {
@@ -117,9 +116,13 @@ public:
 			}
 		if (!glref_)
 			return problem("L_glref", "lua_getallocf follows no field of L");
+		// Each path loads them again: distinct offsets, each first seen.
 		std::vector<const MemoryAccess *> from_g;
 		for (const MemoryAccess &a : f->trace.accesses)
-			if (!a.store && a.object.is(0, {*glref_}) && a.width == 8)
+			if (!a.store && a.object.is(0, {*glref_}) && a.width == 8 &&
+			    std::none_of(from_g.begin(), from_g.end(), [&](const MemoryAccess *b) {
+				    return b->offset == a.offset;
+			    }))
 				from_g.push_back(&a);
 		if (from_g.size() != 2 || std::abs(from_g[0]->offset - from_g[1]->offset) != 8)
 			return problem("g_gc_total", "lua_getallocf does not load two adjacent "
@@ -285,6 +288,47 @@ public:
 		problem("L_maxstack", "lua_newthread does not show it");
 	}
 
+	// lj_state_newstate (lua_newstate with GC64; luaL_newstate calls it
+	// in every build): GG = allocf(allocd, NULL, 0, sizeof(GG_State)),
+	// the one allocation of a constant size with no old block (lj_state.c).
+	void gg_size()
+	{
+		auto allocation = [](const CallSite &c) {
+			auto zero = [](const TrackedValue &v) {
+				return v.kind == TrackedValue::constant && v.k == 0;
+			};
+			return c.args.size() > 3 && zero(c.args[1]) && zero(c.args[2]) &&
+			       c.args[3].kind == TrackedValue::constant && c.args[3].k >= 1024 &&
+			       c.args[3].k <= 65536;
+		};
+		auto find_in = [&](const Traced &t) {
+			for (const CallSite &c : t.trace.calls)
+				if (allocation(c)) {
+					add("gg_size", uint32_t(c.args[3].k), t.at(c.addr));
+					return true;
+				}
+			return false;
+		};
+		for (const char *name : {"lua_newstate", "luaL_newstate"}) {
+			auto f = follow(name);
+			if (!f)
+				continue;
+			if (find_in(*f))
+				return;
+			// One call deeper: luaL_newstate calls lj_state_newstate.
+			size_t followed = 0;
+			for (const CallSite &c : f->trace.calls) {
+				if (!c.target || ++followed > 4)
+					continue;
+				auto callee = follow_call(*f, c);
+				if (callee && find_in(*callee))
+					return;
+			}
+		}
+		problem("gg_size", "no allocation of sizeof(GG_State) in lua_newstate or "
+				   "luaL_newstate");
+	}
+
 private:
 	void add_ptrsize(uint8_t width, const std::string &source)
 	{
@@ -331,6 +375,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.gettop();
 	d.status();
 	d.newthread();
+	d.gg_size();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);

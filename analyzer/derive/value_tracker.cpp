@@ -1,6 +1,10 @@
 #include "analyzer/derive/value_tracker.h"
 
+#include <algorithm>
+#include <deque>
 #include <map>
+#include <optional>
+#include <set>
 #include <string_view>
 
 namespace ljcore {
@@ -60,6 +64,48 @@ public:
 
 	FunctionTrace finish() { return std::move(trace_); }
 
+	// The path goes on at a jump's target when it is further into the
+	// function: the instructions in between are skipped (a join after an
+	// inlined helper's early exit, say). Never backward: loops end it.
+	void set_end(uint64_t end) { end_ = end; }
+	bool skipped(const Operation &op) const { return op.addr < resume_at_; }
+
+	// Where a conditional branch of op would go, when that is further into
+	// the function: another path to follow from there.
+	std::optional<uint64_t> branch_forward(const Operation &op) const
+	{
+		const std::string &m = op.mnemonic;
+		bool conditional = arch_ == Arch::x86_64
+					   ? m.size() > 1 && m[0] == 'j' && m != "jmp"
+					   : m.starts_with("b.") || m == "cbz" || m == "cbnz" ||
+						     m == "tbz" || m == "tbnz";
+		if (!conditional || !op.branch_to || *op.branch_to <= op.addr ||
+		    *op.branch_to >= end_)
+			return std::nullopt;
+		return op.branch_to;
+	}
+
+	// The registers of the path followed, to start another from.
+	using Registers = std::map<std::string, TrackedValue>;
+	const Registers &registers() const { return regs_; }
+	void start_path(Registers regs)
+	{
+		regs_ = std::move(regs);
+		resume_at_ = 0;
+	}
+
+private:
+	bool forward_in_function(const Operation &op)
+	{
+		if (!op.branch_to || *op.branch_to <= op.addr || *op.branch_to >= end_)
+			return false;
+		resume_at_ = *op.branch_to;
+		return true;
+	}
+
+	uint64_t end_ = 0, resume_at_ = 0;
+
+public:
 private:
 	TrackedValue value_of(const Operand &o) const
 	{
@@ -162,6 +208,8 @@ private:
 		auto &o = op.operands;
 		if (m == "ret" || m == "hlt" || m == "ud2")
 			return false;
+		if (m == "jmp" && forward_in_function(op))
+			return true;
 		if (m == "call" || m == "jmp") {
 			// A jump to a known function is a tail call; either ends
 			// the path when it is a jump.
@@ -222,6 +270,8 @@ private:
 		auto &o = op.operands;
 		if (m == "ret" || m == "br" || m == "brk" || m == "udf")
 			return false;
+		if (m == "b" && forward_in_function(op))
+			return true;
 		if (m == "bl" || m == "blr" || m == "b") {
 			if (m != "b" || op.branch_to)
 				call(op);
@@ -283,10 +333,44 @@ private:
 
 FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
 {
+	// The fall-through path first (the rules take the first access of a
+	// kind, and that is where the function's main work is), then those
+	// its conditional branches start, each target once, within a budget:
+	// no loop, no path explosion.
+	constexpr size_t max_paths = 16, max_steps = 4096;
 	Tracker t(arch);
-	for (const Operation &op : ops)
-		if (!t.step(op))
-			break;
+	if (ops.empty())
+		return t.finish();
+	t.set_end(ops.back().addr + 1);
+	struct Path {
+		size_t index;
+		Tracker::Registers regs;
+	};
+	std::deque<Path> pending{{0, t.registers()}};
+	std::set<uint64_t> started;
+	size_t paths = 0, steps = 0;
+	while (!pending.empty() && paths++ < max_paths) {
+		Path path = std::move(pending.front());
+		pending.pop_front();
+		t.start_path(std::move(path.regs));
+		for (size_t i = path.index; i < ops.size() && steps < max_steps; i++) {
+			const Operation &op = ops[i];
+			if (t.skipped(op))
+				continue;
+			steps++;
+			auto target = t.branch_forward(op);
+			if (!t.step(op))
+				break;
+			if (target && started.insert(*target).second) {
+				auto at = std::lower_bound(
+					ops.begin(), ops.end(), *target,
+					[](const Operation &o, uint64_t a) { return o.addr < a; });
+				if (at != ops.end() && at->addr == *target)
+					pending.push_back(
+						{size_t(at - ops.begin()), t.registers()});
+			}
+		}
+	}
 	return t.finish();
 }
 

@@ -5,11 +5,11 @@
 // subtractions of two of them and the calls with their arguments, is what
 // derive_layout reads LuaJIT's offsets from. It knows nothing of LuaJIT.
 //
-// One path through the code, in address order, up to the first return or
-// unconditional jump: a conditional branch is assumed not taken, and code
-// it skips still runs. The exported functions read are short and
-// straight, and a rule takes the first access of its kind, before the
-// paths meet again.
+// Paths through the code in address order, each up to a return or a jump
+// out of the function or backward: the fall-through one first, then one
+// from each forward conditional branch's target (a bounded number), their
+// records appended in that order. A forward jump is taken. The exported functions read are
+// short and straight, and a rule takes the first access of its kind, before the paths meet again.
 #pragma once
 
 #include <cstdint>
