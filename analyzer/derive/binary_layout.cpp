@@ -49,7 +49,7 @@ Expected<BinaryLayoutReport> binary_layout(const std::string &path)
 	r.path = path;
 	r.arch = arch_name(derived->arch);
 	r.problems = derived->problems;
-	auto nearest = nearest_tables(builtin_layouts(derived->arch), *derived);
+	auto nearest = nearest_tables(builtin_layouts(derived->arch), *derived, true);
 	const lj_layout *table = nearest.empty() ? nullptr : nearest.front();
 	if (!table)
 		return fail(path + ": no built-in table for " + r.arch);

@@ -16,8 +16,9 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                                       \
 	X(ptrsize)                                                                                 \
 	X(gc64)                                                                                    \
-	X(fr2) X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack)      \
-		X(L_env) X(L_size) X(gg_g) X(gg_size) X(g_mainthref) X(g_cur_L) X(g_gc_total)
+	X(fr2)                                                                                     \
+	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack) X(L_env)    \
+		X(L_size) X(gg_g) X(gg_size) X(g_mainthref) X(g_cur_L) X(g_gc_total)
 
 // A function's code followed from its entry.
 struct Traced {
@@ -58,7 +59,7 @@ public:
 	{
 		auto fn = code_.function(name);
 		if (!fn) {
-			out_.problems.push_back("could not read " + fn.error().message);
+			out_.problems.push_back("could not derive from " + fn.error().message);
 			return std::nullopt;
 		}
 		return follow(std::move(*fn));
@@ -394,10 +395,9 @@ std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &nam
 }
 
 std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,
-					      const DerivedLayout &derived)
+					      const DerivedLayout &derived, bool nearest_only)
 {
-	std::vector<const lj_layout *> best;
-	size_t best_agree = 0;
+	std::vector<std::pair<size_t, const lj_layout *>> scored;
 	const DerivedField *ptrsize = derived.field("ptrsize");
 	for (const lj_layout *t : tables) {
 		if (ptrsize && t->ptrsize != ptrsize->value)
@@ -405,12 +405,15 @@ std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout 
 		size_t agree = 0;
 		for (const DerivedField &f : derived.fields)
 			agree += layout_field(*t, f.name) == f.value;
-		if (best.empty() || agree > best_agree)
-			best = {t}, best_agree = agree;
-		else if (agree == best_agree)
-			best.push_back(t);
+		scored.emplace_back(agree, t);
 	}
-	return best;
+	std::stable_sort(scored.begin(), scored.end(),
+			 [](auto &a, auto &b) { return a.first > b.first; });
+	std::vector<const lj_layout *> out;
+	for (auto &[agree, t] : scored)
+		if (!nearest_only || agree == scored.front().first)
+			out.push_back(t);
+	return out;
 }
 
 lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived,

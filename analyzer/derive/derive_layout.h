@@ -38,12 +38,15 @@ struct DerivedLayout {
 // reason, when not even lua_State's link to global_State could be read.
 Expected<DerivedLayout> derive_layout(Elf *elf);
 
-// The tables that agree with the most derived fields, in their order (which
-// breaks ties where one must be picked), none when tables is empty or every
-// table has another pointer size. Fields the code does not show (GG_State
-// with or without the JIT, say) can leave several: memory decides.
+// The tables of the derived pointer size, those that agree with the most
+// derived fields first (in their order among equals); with nearest_only,
+// only those that agree with the most. Fields the code does not show
+// (GG_State with or without the JIT, say) can leave several as near, and
+// a table's fields the code does not show may be wrong for the build even
+// when it agrees best: memory decides among them all.
 std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,
-					      const DerivedLayout &derived);
+					      const DerivedLayout &derived,
+					      bool nearest_only = false);
 
 // base with every derived field set, and the names of those that differ
 // from base ("L_base 32 -> 48").

@@ -127,8 +127,8 @@ std::vector<const lj_layout *> derive_candidates(const NativeSession &native, Ar
 		fields += (fields.empty() ? "" : ", ") + f.name + " " + std::to_string(f.value) +
 			  " (" + f.source + ")";
 	diag.evidence("derived from the code of " + module + ": " + fields);
-	// One layout per table as near: the fields the code does not show
-	// are theirs, and memory picks.
+	// One layout per table, the nearest first: the fields the code does
+	// not show are theirs, and memory picks.
 	for (const lj_layout *base : bases) {
 		std::vector<std::string> changed;
 		lj_layout ly = with_derived(*base, *derived, &changed);

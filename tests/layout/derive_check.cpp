@@ -81,7 +81,8 @@ bool check(const fs::path &dir)
 	if (auto ref = reference_of(dir)) {
 		reference = dwarf_layout(*ref, derived->arch, why);
 		against = "DWARF of " + ref->parent_path().parent_path().filename().string();
-	} else if (auto t = nearest_tables(builtin_layouts(derived->arch), *derived); !t.empty()) {
+	} else if (auto t = nearest_tables(builtin_layouts(derived->arch), *derived, true);
+		   !t.empty()) {
 		reference = *t.front();
 		against = std::string("table ") + t.front()->name;
 	}
