@@ -17,8 +17,10 @@ namespace {
 	X(ptrsize)                                                                                 \
 	X(gc64)                                                                                    \
 	X(fr2)                                                                                     \
-	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack) X(L_env)    \
-		X(L_size) X(gg_g) X(gg_size) X(g_mainthref) X(g_cur_L) X(g_gc_total)
+	X(L_glref)                                                                                 \
+	X(L_status)                                                                                \
+	X(L_base) X(L_top) X(L_stack) X(L_cframe) X(L_maxstack) X(L_env) X(L_size) X(gg_g)         \
+		X(gg_size) X(g_mainthref) X(g_cur_L) X(g_gc_total) X(cts_size) X(cts_cb_sizeid)
 
 // A function's code followed from its entry.
 struct Traced {
@@ -330,6 +332,51 @@ public:
 				   "luaL_newstate");
 	}
 
+	// luaopen_ffi(L) first calls lj_ctype_init(L) (lib_ffi.c), whose
+	// first allocation is the CTState: lj_mem_realloc(L, NULL, 0,
+	// sizeof(CTState)) (lj_ctype.c, lj_gc.h lj_mem_newt). A build
+	// without the FFI exports no luaopen_ffi, and has no CTState to read.
+	void ctype_state()
+	{
+		if (!code_.function("luaopen_ffi"))
+			return;
+		auto f = follow("luaopen_ffi");
+		if (!f)
+			return;
+		auto allocation = [](const CallSite &c) {
+			auto zero = [](const TrackedValue &v) {
+				return v.kind == TrackedValue::constant && v.k == 0;
+			};
+			return c.args.size() > 3 && c.args[0].is(0, {}) && zero(c.args[1]) &&
+			       zero(c.args[2]) && c.args[3].kind == TrackedValue::constant &&
+			       c.args[3].k >= 256 && c.args[3].k <= 4096;
+		};
+		auto add_from = [&](const Traced &t) {
+			for (const CallSite &c : t.trace.calls)
+				if (allocation(c)) {
+					// CTState ends with cb.sizeid, topid, slot
+					// (16 bytes with padding) and hash[128]
+					// (lj_ctype.h): the same in every version.
+					add("cts_size", uint32_t(c.args[3].k), t.at(c.addr));
+					add("cts_cb_sizeid", uint32_t(c.args[3].k - 272),
+					    t.at(c.addr));
+					return true;
+				}
+			return false;
+		};
+		// lj_ctype_init inlined, or the first call with L.
+		if (add_from(*f))
+			return;
+		auto init = std::find_if(
+			f->trace.calls.begin(), f->trace.calls.end(),
+			[](const CallSite &c) { return !c.args.empty() && c.args[0].is(0, {}); });
+		if (init == f->trace.calls.end())
+			return problem("cts_size", "luaopen_ffi calls nothing with L");
+		auto callee = follow_call(*f, *init);
+		if (callee && !add_from(*callee))
+			problem("cts_size", "lj_ctype_init allocates no constant size");
+	}
+
 private:
 	void add_ptrsize(uint8_t width, const std::string &source)
 	{
@@ -377,6 +424,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.status();
 	d.newthread();
 	d.gg_size();
+	d.ctype_state();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);
