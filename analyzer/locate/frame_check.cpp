@@ -27,7 +27,8 @@ std::optional<std::string> frames_misread(const Vm &vm)
 	// the frames below them are the same.
 	LuaStack stack = walk_lua_stack(vm, WalkStart{L, 0, 0}, nullptr, frames_checked);
 	// Only what a layout decides: a damaged prototype (a huge sizebc, a
-	// lost line table) is the VM's, and its frames still show the rest.
+	// lost line table) is the VM's, and memory a core lacks is the
+	// core's; their frames still show the rest.
 	const lj_layout &ly = vm.layout();
 	for (const LuaFrame &f : stack.frames) {
 		auto ffid = Function(vm, f.function).ffid();
@@ -41,13 +42,15 @@ std::optional<std::string> frames_misread(const Vm &vm)
 			continue;
 		uint64_t pt = *pc - ly.pt_size;
 		auto gct = vm.gct(pt);
-		if (!gct || *gct != LJ_TPROTO)
+		if (!gct)
+			continue;
+		if (*gct != LJ_TPROTO)
 			return at + "the object at " + luajit_pointer(pt) + " is not a GCproto";
 		auto chunkname = vm.ref(pt + ly.pt_chunkname);
 		if (!chunkname)
 			continue;
 		auto name_gct = vm.gct(*chunkname);
-		if (!name_gct || *name_gct != LJ_TSTR)
+		if (name_gct && *name_gct != LJ_TSTR)
 			return at + "the chunk name of the GCproto at " + luajit_pointer(pt) +
 			       ", " + luajit_pointer(*chunkname) + ", is not a string";
 	}
