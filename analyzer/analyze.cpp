@@ -43,7 +43,8 @@ Analysis analyze_target(const Target &target, const NativeSession &native,
 		a.threads.push_back(thread_result(t, stacks.back(), crashed));
 	}
 
-	LocatedVms located = locate_vms(target, native, stacks, options.scan, a.diagnostics);
+	LocatedVms located =
+		locate_vms(target, native, stacks, options.scan, a.diagnostics, options.layout);
 	a.version_string = located.layouts.version;
 	// symbol_at() remembers its answers: every coroutine's stack names the
 	// same few C functions (100 000 coroutines took minutes without).

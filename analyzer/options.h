@@ -17,6 +17,11 @@ namespace ljcore {
 // nor a symbol found one, always (finds idle VMs too), or never.
 enum class ScanMode { automatic, always, never };
 
+// Which layouts a VM may be read with: DWARF, then the one derived from
+// LuaJIT's code, then the built-in tables; or only the derived one (to
+// check the deriver, or when a table would mislead).
+enum class LayoutChoice { automatic, derived };
+
 struct GcCensusOptions {
 	size_t top = 10;        // largest objects to keep
 	size_t top_strings = 5; // largest strings to keep
@@ -43,6 +48,7 @@ struct PrintRequest {
 struct AnalyzeOptions {
 	FileLookup lookup;
 	ScanMode scan = ScanMode::automatic;
+	LayoutChoice layout = LayoutChoice::automatic;
 	bool all_coroutines = false;         // walk every lua_State, not just the running one
 	bool traces = false;                 // read the JIT's traces
 	bool mcode = false;                  //   and their machine code

@@ -37,6 +37,7 @@ extern const Subcommand gc_subcommand;
 extern const Subcommand print_subcommand;
 extern const Subcommand profile_subcommand;
 extern const Subcommand snapshot_subcommand;
+extern const Subcommand layout_subcommand;
 extern const Subcommand fixture_subcommand;
 extern const Subcommand catch_subcommand;
 

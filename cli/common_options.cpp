@@ -31,6 +31,10 @@ void add_input_options(CLI::App *cmd, InputOptions &in, bool core_positional)
 			"scan writable memory for VMs: auto (when nothing else "
 			"finds one), always (also finds idle VMs), never")
 		->check(CLI::IsMember({"auto", "always", "never"}));
+	cmd->add_option("--layout", in.layout,
+			"LuaJIT's offsets: auto (DWARF, then derived from LuaJIT's "
+			"code, then the built-in tables) or derived (from the code only)")
+		->check(CLI::IsMember({"auto", "derived"}));
 }
 
 void add_locals_options(CLI::App *cmd, LocalsFlags &f)

@@ -24,6 +24,7 @@ struct InputOptions {
 	std::string sysroot;
 	bool debuginfod = false;
 	std::string scan = "auto";
+	std::string layout = "auto";
 };
 
 // The core positional's help, also part of print's own positional.

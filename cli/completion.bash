@@ -2,11 +2,11 @@
 _ljcore()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local common="--pid --exe --sysroot --debuginfod --scan --help"
+	local common="--pid --exe --sysroot --debuginfod --scan --layout --help"
 	local cmd= i
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		analyze|bt|traces|trace|gc|print|profile|snapshot|fixture|catch) cmd=${COMP_WORDS[i]}; break ;;
+		analyze|bt|traces|trace|gc|print|profile|snapshot|layout|fixture|catch) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 
@@ -19,6 +19,9 @@ _ljcore()
 		return ;;
 	--scan)
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+		return ;;
+	--layout)
+		COMPREPLY=($(compgen -W "auto derived" -- "$cur"))
 		return ;;
 	--format)
 		if [[ $cmd == profile ]]; then
@@ -46,7 +49,7 @@ _ljcore()
 	local opts
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "analyze bt traces trace gc print profile snapshot fixture catch --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze bt traces trace gc print profile snapshot layout fixture catch --version --help" -- "$cur"))
 		return ;;
 	analyze) opts="$common --json --explain --all --locals --max-string --depth --max-items" ;;
 	bt) opts="$common --format --json --all --level --locals --max-string --depth --max-items" ;;
@@ -56,6 +59,7 @@ _ljcore()
 	print) opts="$common --json --max-string --depth --max-items" ;;
 	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --help" ;;
 	snapshot) opts="$common --output --all" ;;
+	layout) opts="--explain --json --help" ;;
 	catch) opts="--install --uninstall --list --handle --dir --keep-core --chain --size-cap --quota --rate --deadline --redact --help" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))

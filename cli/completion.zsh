@@ -8,6 +8,7 @@ common=(
 	'--sysroot[look up every file of the core under this directory]:directory:_directories'
 	'--debuginfod[let libdw ask the debuginfod servers]'
 	'--scan[scan writable memory for VMs]:when:(auto always never)'
+	'--layout[LuaJIT'"'"'s offsets: DWARF, code, tables, or the code only]:source:(auto derived)'
 	'(- *)'{-h,--help}'[print the options and exit]'
 )
 local core='*:core file (- for standard input):_files'
@@ -66,6 +67,10 @@ _ljcore_command() {
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;
+	layout)
+		_arguments '--explain[the instruction each offset was read from]' \
+			'--json[the same as JSON]' '(- *)'{-h,--help}'[print the options and exit]' \
+			'1:LuaJIT binary:_files' ;;
 	catch)
 		_arguments '--install[run ljcore catch at every crash (kernel.core_pattern)]' \
 			'--uninstall[put back the core_pattern it replaced]' \
@@ -96,6 +101,7 @@ _arguments \
 		print\:"one Lua value by its path"
 		profile\:"sample a live process'"'"'s Lua stacks"
 		snapshot\:"write a minimized core"
+		layout\:"LuaJIT'"'"'s layout derived from a binary'"'"'s code"
 		fixture\:"regression fixtures"
 		catch\:"the kernel'"'"'s core handler for LuaJIT crashes"))' \
 	'*::arguments:_ljcore_command'

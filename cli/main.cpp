@@ -16,9 +16,9 @@ namespace {
 
 // In the order `ljcore --help` lists them.
 const Subcommand *const subcommands[] = {
-	&analyze_subcommand, &bt_subcommand,    &traces_subcommand,  &trace_subcommand,
-	&gc_subcommand,      &print_subcommand, &profile_subcommand, &snapshot_subcommand,
-	&fixture_subcommand, &catch_subcommand,
+	&analyze_subcommand, &bt_subcommand,      &traces_subcommand,  &trace_subcommand,
+	&gc_subcommand,      &print_subcommand,   &profile_subcommand, &snapshot_subcommand,
+	&layout_subcommand,  &fixture_subcommand, &catch_subcommand,
 };
 
 // The subcommand argv names: its first argument that is not an option

@@ -17,6 +17,7 @@ AnalyzeOptions analyze_options(const InputOptions &in)
 	options.scan = in.scan == "always"  ? ScanMode::always
 		       : in.scan == "never" ? ScanMode::never
 					    : ScanMode::automatic;
+	options.layout = in.layout == "derived" ? LayoutChoice::derived : LayoutChoice::automatic;
 	return options;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Debian's LuaJIT variants once and caches them under build/luajit/<variant>/.
 # Usage: tools/build-luajit.sh [VARIANT...]
-# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64] or distro-<luajit|luajit2>,
+# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-fields][-arm64] or distro-<luajit|luajit2>,
 #   or any name under build/luajit/ holding a build made elsewhere (see below);
 #   default: every variant in tools/variants.txt.
 #   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
@@ -11,6 +11,10 @@
 #   distro-* = /usr/bin/luajit of Debian's binary package "luajit" or "luajit2" exactly as
 #              shipped (stripped, LuaJIT linked in statically), unpacked, not installed:
 #              the two packages conflict with each other.
+#   -fields  = lua_State given a field no built-in table knows (appended:
+#              sizeof(lua_State) and so GG_State move), as a release or a
+#              fork might: a build that only the layout read from its code
+#              (analyzer/derive/) describes.
 #   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
 #              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
@@ -57,7 +61,7 @@ for v in "${variants[@]}"; do
     echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1), $(basename "$out/${pkg}"_*.deb))"
     continue
   fi
-  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-arm64)?$ ]]; then
+  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-fields)?(-arm64)?$ ]]; then
     # A build made elsewhere (another revision, from a fork's git history)
     # and placed at build/luajit/<name>/src/luajit with a .built mark is
     # used as it is: tools/make-cores.sh and tools/make-fixtures.sh take it.
@@ -68,7 +72,8 @@ for v in "${variants[@]}"; do
     echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64])" >&2
     exit 2
   fi
-  flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]} arm64=${BASH_REMATCH[4]}
+  flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]}
+  fields=${BASH_REMATCH[4]} arm64=${BASH_REMATCH[5]}
   out=$root/build/luajit/$v
   if [[ ! -f $out/.built ]]; then
     fetch_sources
@@ -96,6 +101,13 @@ for v in "${variants[@]}"; do
       cp -a "$twin/." "$out/"
     else
       cp -a "$srcdir/." "$out/"
+      if [[ -n $fields ]]; then
+        # After stacksize, lua_State's last member in every fork.
+        sed -i '/^struct lua_State {/,/^};/s|^\(  MSize stacksize;.*\)$|\1\n  void *ljcore_extra;\t/* A field no table knows. */|' \
+          "$out/src/lj_obj.h"
+        grep -q ljcore_extra "$out/src/lj_obj.h" ||
+          { echo "$v: could not add a field to lua_State" >&2; exit 1; }
+      fi
       # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
       make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }

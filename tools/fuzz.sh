@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh [--no-build] TARGET SECONDS [libFuzzer options...]
-# Fuzzes one harness of tests/fuzz (core_reader, analyze, render) for
+# Fuzzes one harness of tests/fuzz (core_reader, analyze, render, derive) for
 # SECONDS: builds build/fuzz with clang if needed (not with --no-build),
 # seeds build/fuzz/corpus/TARGET from the fixtures' cores the first time,
 # and keeps what crashes under build/fuzz/findings/TARGET. Exits with
@@ -38,7 +38,9 @@ fi
 corpus=$build/corpus/$target
 if [[ ! -d $corpus ]]; then
   mkdir -p "$corpus.tmp"
-  for core in "$root"/testdata/fixtures/*/*/core.zst; do
+  # The deriver reads LuaJIT binaries, not cores.
+  [[ $target == derive ]] && cp "$root/testdata/example/luajit" "$corpus.tmp/example-luajit"
+  [[ $target == derive ]] || for core in "$root"/testdata/fixtures/*/*/core.zst; do
     name=$(basename "$(dirname "$(dirname "$core")")")-$(basename "$(dirname "$core")")
     zstd -qdf "$core" -o "$corpus.tmp/$name"
     [[ $target == core_reader ]] && cp "$core" "$corpus.tmp/$name.zst"

@@ -1,5 +1,9 @@
 #include "analyzer/locate/locate.h"
 
+#include <algorithm>
+
+#include "analyzer/locate/frame_check.h"
+
 #include "analyzer/locate/version_hint.h"
 #include "analyzer/locate/vm_scan.h"
 #include "analyzer/lua/global_state.h"
@@ -11,11 +15,12 @@ namespace {
 
 // Adds the VMs the scan finds to vms; one found already says the scan
 // found it too.
-void add_scanned(const Target &target, const LayoutSet &layouts, std::vector<VmCandidate> &vms,
-		 std::optional<Rejection> &closest, Diagnostics &diag)
+void add_scanned(const Target &target, const std::vector<const lj_layout *> &layouts,
+		 std::vector<VmCandidate> &vms, std::optional<Rejection> &closest,
+		 Diagnostics &diag)
 {
 	size_t before = vms.size();
-	for (auto &c : scan_for_vms(target, layouts.order, closest)) {
+	for (auto &c : scan_for_vms(target, layouts, closest)) {
 		uint64_t g = c.g;
 		if (!add_candidate(vms, std::move(c)))
 			for (auto &v : vms)
@@ -50,21 +55,67 @@ void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanM
 
 } // namespace
 
+std::vector<VmCandidate> locate_with(const Target &target, const NativeSession &native,
+				     const std::vector<NativeStack> &stacks, ScanMode scan,
+				     std::vector<const lj_layout *> layouts, Diagnostics &diag,
+				     std::optional<Rejection> &closest)
+{
+	// Each round takes out the layouts whose frames did not read, and
+	// looks again with the rest: the g they claimed may fit another.
+	for (;;) {
+		auto vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks,
+							  layouts, diag, closest);
+		if (scan == ScanMode::always || (scan == ScanMode::automatic && vms.empty()))
+			add_scanned(target, layouts, vms, closest, diag);
+		std::vector<const lj_layout *> misread;
+		std::erase_if(vms, [&](const VmCandidate &c) {
+			auto why = frames_misread(Vm(target, *c.layout, c.g));
+			if (!why)
+				return false;
+			diag.evidence("g " + luajit_pointer(c.g) + ", layout " + c.layout->name +
+				      ": rejected, its frames do not read: " + *why);
+			std::vector<std::string> passed = c.checks;
+			passed.insert(passed.begin(), "global_State checks");
+			note_rejection(closest,
+				       Rejection{c.g, c.layout->name, c.found_by, std::move(passed),
+						 "its frames do not read: " + *why});
+			misread.push_back(c.layout);
+			return true;
+		});
+		if (misread.empty())
+			return vms;
+		std::erase_if(layouts, [&](const lj_layout *ly) {
+			return std::ranges::find(misread, ly) != misread.end();
+		});
+		if (layouts.empty())
+			return vms;
+	}
+}
+
 LocatedVms locate_vms(const Target &target, const NativeSession &native,
-		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag)
+		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag,
+		      LayoutChoice layout)
 {
 	LocatedVms out;
-	candidate_layouts(target, native, target.arch(), out.layouts, diag);
+	candidate_layouts(target, native, target.arch(), layout, out.layouts, diag);
 	const auto &order = out.layouts.order;
 	for (auto *ly : order)
 		diag.evidence(std::string("layout candidate: ") + ly->name);
 	std::optional<Rejection> closest;
-	out.vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks, order, diag,
-						 closest);
-	if (scan == ScanMode::always || (scan == ScanMode::automatic && out.vms.empty()))
-		add_scanned(target, out.layouts, out.vms, closest, diag);
+	out.vms = locate_with(target, native, stacks, scan, order, diag, closest);
+	// No table fits a build without DWARF: what its own code shows. Only
+	// now, for reading code loads LLVM, which costs more than the rest.
+	if (out.vms.empty() && layout == LayoutChoice::automatic && !out.layouts.dwarf) {
+		auto derived = derive_candidates(native, target.arch(), false, out.layouts, diag);
+		for (auto *ly : derived)
+			diag.evidence(std::string("layout candidate: ") + ly->name);
+		if (!derived.empty())
+			out.vms = locate_with(target, native, stacks,
+					      scan == ScanMode::never ? scan : ScanMode::automatic,
+					      derived, diag, closest);
+	}
 	if (out.vms.empty())
-		explain_none(closest, order.size(), scan, diag);
+		explain_none(closest, out.layouts.order.size(), scan, diag);
 	return out;
 }
 
@@ -89,7 +140,7 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 	}
 	if (c.thread)
 		v.tid = target.threads()[*c.thread].tid;
-	v.layout_source = c.layout == layouts.dwarf ? layouts.dwarf_source : "built-in table";
+	v.layout_source = layouts.source_of(c.layout);
 	// A layout of DWARF that no table equals has no version to match.
 	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
 		compare_with_hint(layouts.version, v, diag);

@@ -25,8 +25,19 @@ struct LocatedVms {
 // per thread of target, in order), the globalL symbol and, as scan says, a
 // scan of writable memory. How they were looked for goes to diag as
 // evidence; finding none is a problem, with the closest candidate named.
+// layout says which layouts are tried (candidate_layouts).
 LocatedVms locate_vms(const Target &target, const NativeSession &native,
-		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag);
+		      const std::vector<NativeStack> &stacks, ScanMode scan, Diagnostics &diag,
+		      LayoutChoice layout = LayoutChoice::automatic);
+
+// The VMs that layouts (the preferred first) find, as locate_vms() looks
+// for them, less those whose Lua frames do not read under the layout
+// that found them (frame_check.h): those are looked for again with the
+// other layouts. Each refusal may become closest.
+std::vector<VmCandidate> locate_with(const Target &target, const NativeSession &native,
+				     const std::vector<NativeStack> &stacks, ScanMode scan,
+				     std::vector<const lj_layout *> layouts, Diagnostics &diag,
+				     std::optional<Rejection> &closest);
 
 // What is known of a located VM before any walk: where it is, how it was
 // found, its layout and where that came from, its threads, state and GC

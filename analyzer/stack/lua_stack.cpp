@@ -36,10 +36,6 @@ namespace ljcore {
 
 namespace {
 
-// lua_getstack() visits at most this many frames: LuaJIT's stack holds at
-// most LJ_STACK_MAXEX slots and every frame takes at least one.
-constexpr size_t max_lua_frames = 1 << 17;
-
 std::string walk_problem(const lj_walk &w, const WalkContext &ctx)
 {
 	std::string at = luajit_pointer(w.bad_addr);
@@ -106,7 +102,8 @@ void describe_function(const Vm &mem, const WalkedFrame &raw, LuaFrame &f,
 
 } // namespace
 
-LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize)
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize,
+			size_t max_frames)
 {
 	LuaStack stack;
 	stack.L = start.L;
@@ -120,7 +117,7 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymboli
 				    walk_problem(w, ctx);
 		return stack;
 	}
-	while (raw.size() < max_lua_frames) {
+	while (raw.size() < max_frames) {
 		lj_frame fr{};
 		int st = lj_walk_next(&ctx, ly, &w, &fr);
 		if (st == LJ_WALK_END)
@@ -133,9 +130,9 @@ LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymboli
 		raw.push_back(
 			{fr.slot, fr.nextslot, fr.prevslot, fr.func, fr.pc, fr.type, fr.level});
 	}
-	if (raw.size() == max_lua_frames) {
+	if (raw.size() == max_frames) {
 		stack.complete = false;
-		stack.stop_reason = "more than " + std::to_string(max_lua_frames) + " frames";
+		stack.stop_reason = "more than " + std::to_string(max_frames) + " frames";
 	}
 	size_t ncompiled = 0;
 	if (start.compiled) {

@@ -26,7 +26,14 @@ struct WalkStart {
 // Names a C function pointer (a symbol), empty if unknown.
 using CodeSymbolizer = std::function<std::string(uint64_t)>;
 
-LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize);
+// lua_getstack() visits at most this many frames: LuaJIT's stack holds at
+// most LJ_STACK_MAXEX slots and every frame takes at least one.
+constexpr size_t max_lua_frames = 1 << 17;
+
+// The frames of start.L, innermost first; a walk stopped at max_frames is
+// not complete.
+LuaStack walk_lua_stack(const Vm &mem, const WalkStart &start, const CodeSymbolizer &symbolize,
+			size_t max_frames = max_lua_frames);
 
 // Whether a walk from start holds: every frame link leads down the stack
 // to its bottom. Empty if it does, else why not, as walk_lua_stack() would

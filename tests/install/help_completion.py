@@ -15,7 +15,7 @@ import sys
 
 ljcore, source = sys.argv[1], sys.argv[2]
 commands = ["analyze", "bt", "traces", "trace", "gc", "print", "profile", "snapshot",
-            "catch"]
+            "layout", "catch"]
 fixture_commands = ["fixture new", "fixture check", "fixture update"]
 
 

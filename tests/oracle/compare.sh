@@ -24,6 +24,8 @@ fi
 level=1
 [[ -f $oracle.level ]] && level=$(<"$oracle.level")
 cmd=("$ljcore" bt --format=luajit --level "$level" --exe "$exe" "$core")
+# LJCORE_LAYOUT=derived: read with the layout derived from the code alone.
+[[ -n ${LJCORE_LAYOUT:-} ]] && cmd+=(--layout "$LJCORE_LAYOUT")
 # Cores of foreign-architecture guests name their libraries under a sysroot.
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")

@@ -9,6 +9,7 @@ ljcore=$1 core=$2 oracle=$3 exe=$4
 source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
 require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 cmd=("$ljcore" bt --all --format=luajit --level 1 --exe "$exe" "$core")
+[[ -n ${LJCORE_LAYOUT:-} ]] && cmd+=(--layout "$LJCORE_LAYOUT")
 sysroot_file=$(dirname "$core")/sysroot
 [[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
 actual=$("${cmd[@]}") || { echo "ljcore failed: ${cmd[*]}"; exit 1; }

@@ -1,0 +1,60 @@
+// LuaJIT's offsets read from the machine code of the Lua C API functions a
+// build exports (lua_close, lua_gettop, lua_status, lua_getallocf...):
+// each function reads or writes known fields of lua_State or global_State
+// through its argument, and where it does so gives the offset, whatever the
+// compiler made of the rest. What the code shows is the fields below; the
+// rest of a layout comes from the built-in table that agrees with them
+// best, and memory decides, as for any layout, whether it fits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <libelf.h>
+
+#include "luajit/layout.h"
+#include "readers/error.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+struct DerivedField {
+	std::string name;   // the lj_layout member: "L_base", "g_cur_L"
+	uint32_t value = 0; // its offset (or, for ptrsize, its size)
+	std::string source; // the instruction it was read from: "lua_close+0x31"
+};
+
+struct DerivedLayout {
+	Arch arch = Arch::x86_64;
+	std::vector<DerivedField> fields;
+	// "could not derive L_stack: lua_close is not exported", one a field
+	// or function that failed; the fields read elsewhere still stand.
+	std::vector<std::string> problems;
+
+	const DerivedField *field(const std::string &name) const;
+};
+
+// Reads the fields from the exported functions of elf. Fails, with the
+// reason, when not even lua_State's link to global_State could be read.
+Expected<DerivedLayout> derive_layout(Elf *elf);
+
+// The tables of the derived pointer size, those that agree with the most
+// derived fields first (in their order among equals); with nearest_only,
+// only those that agree with the most. Fields the code does not show
+// (GG_State with or without the JIT, say) can leave several as near, and
+// a table's fields the code does not show may be wrong for the build even
+// when it agrees best: memory decides among them all.
+std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,
+					      const DerivedLayout &derived,
+					      bool nearest_only = false);
+
+// base with every derived field set, and the names of those that differ
+// from base ("L_base 32 -> 48").
+lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived,
+		       std::vector<std::string> *changed = nullptr);
+
+// The value of field name in ly, for printing and comparing; nullopt for a
+// name that is not a derived field.
+std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name);
+
+} // namespace ljcore

@@ -1,0 +1,98 @@
+#include "analyzer/derive/exported_code.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <gelf.h>
+
+#include "readers/arch/arch.h"
+
+namespace ljcore {
+
+namespace {
+
+std::string hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+} // namespace
+
+Expected<ExportedCode> ExportedCode::open(Elf *elf)
+{
+	GElf_Ehdr ehdr;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr))
+		return fail("not an ELF file");
+	auto arch = arch_of_machine(ehdr.e_machine);
+	if (!arch)
+		return fail("ELF machine " + std::to_string(ehdr.e_machine) +
+			    " is neither x86_64 nor aarch64");
+	ExportedCode code;
+	code.elf_ = elf;
+	code.arch_ = *arch;
+	// .dynsym first: every LuaJIT keeps it; .symtab adds nothing to the
+	// exported names but is read when the dynamic table is gone.
+	for (Elf64_Word type : {SHT_DYNSYM, SHT_SYMTAB}) {
+		for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr shdr;
+			if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type ||
+			    shdr.sh_entsize == 0)
+				continue;
+			Elf_Data *data = elf_getdata(scn, nullptr);
+			if (!data)
+				continue;
+			size_t count = std::min<size_t>(shdr.sh_size / shdr.sh_entsize, 1 << 20);
+			for (size_t i = 0; i < count; i++) {
+				GElf_Sym sym;
+				if (!gelf_getsym(data, int(i), &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value == 0)
+					continue;
+				const char *name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+				if (name && name[0] == 'l' && (name[1] == 'u'))
+					code.symbols_.push_back({name, sym.st_value, sym.st_size});
+			}
+		}
+		if (!code.symbols_.empty())
+			break;
+	}
+	if (code.symbols_.empty())
+		return fail("no exported lua_* or luaJIT_* function");
+	return code;
+}
+
+Expected<FunctionCode> ExportedCode::function(const std::string &name, size_t max_bytes) const
+{
+	auto it = std::find_if(symbols_.begin(), symbols_.end(),
+			       [&](const Symbol &s) { return s.name == name; });
+	if (it == symbols_.end())
+		return fail(name + " is not exported");
+	size_t size = it->size ? std::min<size_t>(it->size, max_bytes) : max_bytes;
+	auto code = code_at(it->addr, size);
+	if (!code)
+		return fail(name + ": " + code.error().message);
+	code->name = name;
+	return code;
+}
+
+Expected<FunctionCode> ExportedCode::code_at(uint64_t addr, size_t max_bytes) const
+{
+	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_, scn));) {
+		GElf_Shdr shdr;
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
+		    addr < shdr.sh_addr || addr - shdr.sh_addr >= shdr.sh_size)
+			continue;
+		if (shdr.sh_type != SHT_PROGBITS)
+			return fail("code at " + hex(addr) + " is not in the file");
+		Elf_Data *data = elf_getdata(scn, nullptr);
+		uint64_t off = addr - shdr.sh_addr;
+		if (!data || !data->d_buf || off >= data->d_size)
+			return fail("code at " + hex(addr) + " is past the end of the file");
+		size_t n = std::min<size_t>(max_bytes, data->d_size - off);
+		auto *p = static_cast<const uint8_t *>(data->d_buf) + off;
+		return FunctionCode{"", addr, std::vector<uint8_t>(p, p + n)};
+	}
+	return fail(hex(addr) + " is outside every executable section");
+}
+
+} // namespace ljcore

@@ -1,0 +1,46 @@
+// The machine code of a binary's exported functions, read from its ELF
+// file: the dynamic symbols (what a stripped luajit, libluajit-5.1.so or
+// nginx still carries, for hosts to link against), then the static ones
+// when the binary has them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <libelf.h>
+
+#include "readers/error.h"
+#include "readers/target.h"
+
+namespace ljcore {
+
+struct FunctionCode {
+	std::string name;
+	uint64_t addr = 0; // as the ELF file has it (unrelocated)
+	std::vector<uint8_t> bytes;
+};
+
+class ExportedCode {
+public:
+	// elf stays owned by the caller and must outlive this.
+	static Expected<ExportedCode> open(Elf *elf);
+
+	Arch arch() const { return arch_; }
+	// The function's code: its symbol's size, at most max_bytes.
+	Expected<FunctionCode> function(const std::string &name, size_t max_bytes = 2048) const;
+	// Code at addr (a call's target, which may have no symbol): up to
+	// max_bytes, as far as its section goes.
+	Expected<FunctionCode> code_at(uint64_t addr, size_t max_bytes) const;
+
+private:
+	struct Symbol {
+		std::string name;
+		uint64_t addr, size;
+	};
+	Elf *elf_ = nullptr;
+	Arch arch_ = Arch::x86_64;
+	std::vector<Symbol> symbols_; // functions, dynamic ones first
+};
+
+} // namespace ljcore

@@ -1,0 +1,286 @@
+#include "analyzer/derive/machine_operands.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace ljcore {
+
+namespace {
+
+// An x86_64 register name as its 64-bit register and the bytes it covers.
+struct X86Alias {
+	const char *name;
+	const char *full;
+	uint8_t width;
+};
+constexpr X86Alias x86_aliases[] = {
+	{"rax", "rax", 8}, {"eax", "rax", 4}, {"ax", "rax", 2}, {"al", "rax", 1},
+	{"rbx", "rbx", 8}, {"ebx", "rbx", 4}, {"bx", "rbx", 2}, {"bl", "rbx", 1},
+	{"rcx", "rcx", 8}, {"ecx", "rcx", 4}, {"cx", "rcx", 2}, {"cl", "rcx", 1},
+	{"rdx", "rdx", 8}, {"edx", "rdx", 4}, {"dx", "rdx", 2}, {"dl", "rdx", 1},
+	{"rsi", "rsi", 8}, {"esi", "rsi", 4}, {"si", "rsi", 2}, {"sil", "rsi", 1},
+	{"rdi", "rdi", 8}, {"edi", "rdi", 4}, {"di", "rdi", 2}, {"dil", "rdi", 1},
+	{"rbp", "rbp", 8}, {"ebp", "rbp", 4}, {"bp", "rbp", 2}, {"bpl", "rbp", 1},
+	{"rsp", "rsp", 8}, {"esp", "rsp", 4}, {"sp", "rsp", 2}, {"spl", "rsp", 1},
+	{"rip", "rip", 8}, {"ah", "rax", 1},  {"bh", "rbx", 1}, {"ch", "rcx", 1},
+	{"dh", "rdx", 1},
+};
+
+std::string_view trim(std::string_view s)
+{
+	while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+		s.remove_prefix(1);
+	while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+		s.remove_suffix(1);
+	return s;
+}
+
+// A register name, or false. x86: r8..r15 with their d/w/b forms too.
+bool parse_register(std::string_view s, Arch arch, Operand &op)
+{
+	if (arch == Arch::x86_64) {
+		for (auto &a : x86_aliases)
+			if (s == a.name) {
+				op.kind = OperandKind::reg, op.reg = a.full, op.width = a.width;
+				return true;
+			}
+		if (s.size() >= 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') {
+			size_t digits = 1;
+			while (digits + 1 < s.size() && isdigit(uint8_t(s[digits + 1])))
+				digits++;
+			std::string_view suffix = s.substr(1 + digits);
+			uint8_t width = suffix.empty()  ? 8
+					: suffix == "d" ? 4
+					: suffix == "w" ? 2
+					: suffix == "b" ? 1
+							: 0;
+			if (!width)
+				return false;
+			op.kind = OperandKind::reg, op.width = width;
+			op.reg = "r" + std::string(s.substr(1, digits));
+			return true;
+		}
+		if (s.starts_with("xmm") || s.starts_with("ymm")) {
+			op.kind = OperandKind::reg, op.reg = std::string(s), op.width = 16;
+			return true;
+		}
+		return false;
+	}
+	if (s == "xzr" || s == "wzr") {
+		op.kind = OperandKind::reg, op.reg = "xzr", op.zero = true;
+		op.width = s[0] == 'x' ? 8 : 4;
+		return true;
+	}
+	if (s == "sp" || s == "wsp") {
+		op.kind = OperandKind::reg, op.reg = "sp", op.width = 8;
+		return true;
+	}
+	if (s.size() >= 2 && (s[0] == 'x' || s[0] == 'w') &&
+	    std::all_of(s.begin() + 1, s.end(), [](char c) { return isdigit(uint8_t(c)); })) {
+		op.kind = OperandKind::reg, op.reg = "x" + std::string(s.substr(1));
+		op.width = s[0] == 'x' ? 8 : 4;
+		return true;
+	}
+	// Vector and floating-point registers: named, never followed.
+	if (s.size() >= 2 && strchr("bhsdqv", s[0]) && isdigit(uint8_t(s[1]))) {
+		op.kind = OperandKind::reg, op.reg = std::string(s), op.width = 0;
+		return true;
+	}
+	return false;
+}
+
+bool parse_number(std::string_view s, int64_t &v)
+{
+	if (!s.empty() && s[0] == '#')
+		s.remove_prefix(1);
+	if (s.empty() || s.size() > 24)
+		return false;
+	std::string text(s);
+	char *end = nullptr;
+	bool negative = text[0] == '-';
+	unsigned long long u = strtoull(text.c_str() + (negative ? 1 : 0), &end, 0);
+	if (!end || *end != '\0' || end == text.c_str() + (negative ? 1 : 0))
+		return false;
+	v = negative ? -int64_t(u) : int64_t(u);
+	return true;
+}
+
+// x86: "qword ptr [rdi + 8*rax - 0x8]", "[rip + 0x10]", "fs:[0x28]".
+void parse_x86_memory(std::string_view s, Operand &op)
+{
+	constexpr std::pair<const char *, uint8_t> widths[] = {
+		{"byte ptr", 1},     {"word ptr", 2},     {"dword ptr", 4},  {"qword ptr", 8},
+		{"xmmword ptr", 16}, {"ymmword ptr", 32}, {"tbyte ptr", 10},
+	};
+	for (auto [name, width] : widths)
+		if (s.starts_with(name) && s.size() > strlen(name) && s[strlen(name)] == ' ')
+			op.width = width;
+	size_t open = s.find('['), close = s.rfind(']');
+	if (open == s.npos || close == s.npos || close < open || s.find(':') < open)
+		return; // a segment (fs:, gs:) is thread-local: not an object
+	std::string_view inner = s.substr(open + 1, close - open - 1);
+	op.kind = OperandKind::mem;
+	int sign = 1;
+	while (!inner.empty()) {
+		size_t next = inner.find_first_of("+-", 1);
+		std::string_view term = trim(inner.substr(0, next));
+		Operand r;
+		int64_t v;
+		if (size_t star = term.find('*'); star != term.npos) {
+			if (parse_register(trim(term.substr(star + 1)), Arch::x86_64, r))
+				op.index = r.reg;
+			else
+				op.kind = OperandKind::other;
+		} else if (parse_register(term, Arch::x86_64, r)) {
+			if (op.reg.empty() && sign > 0)
+				op.reg = r.reg;
+			else
+				op.index = r.reg;
+		} else if (parse_number(term, v)) {
+			op.value += sign * v;
+		} else {
+			op.kind = OperandKind::other;
+			return;
+		}
+		if (next == inner.npos)
+			break;
+		sign = inner[next] == '-' ? -1 : 1;
+		inner = inner.substr(next + 1);
+	}
+}
+
+// AArch64: "[x0, #0x20]", "[sp, #-0x30]!", "[x1, x2, lsl #3]", "[x0]".
+void parse_arm64_memory(std::string_view s, Operand &op)
+{
+	size_t close = s.find(']');
+	if (close == s.npos)
+		return;
+	std::string_view inner = s.substr(1, close - 1);
+	op.kind = OperandKind::mem;
+	size_t part = 0;
+	while (!inner.empty()) {
+		size_t comma = inner.find(',');
+		std::string_view term = trim(inner.substr(0, comma));
+		Operand r;
+		int64_t v;
+		if (part == 0 && parse_register(term, Arch::aarch64, r))
+			op.reg = r.reg;
+		else if (part == 1 && parse_number(term, v))
+			op.value = v;
+		else if (part >= 1 && parse_register(term, Arch::aarch64, r))
+			op.index = r.reg;
+		else if (part < 2) {
+			op.kind = OperandKind::other;
+			return;
+		}
+		part++;
+		if (comma == inner.npos)
+			break;
+		inner = inner.substr(comma + 1);
+	}
+}
+
+// Splits at the commas outside brackets.
+std::vector<std::string_view> split_operands(std::string_view s)
+{
+	std::vector<std::string_view> out;
+	int depth = 0;
+	size_t start = 0;
+	for (size_t i = 0; i < s.size(); i++) {
+		if (s[i] == '[' || s[i] == '{')
+			depth++;
+		else if ((s[i] == ']' || s[i] == '}') && depth > 0)
+			depth--;
+		else if (s[i] == ',' && depth == 0) {
+			out.push_back(trim(s.substr(start, i - start)));
+			start = i + 1;
+		}
+	}
+	if (!trim(s.substr(start)).empty())
+		out.push_back(trim(s.substr(start)));
+	return out;
+}
+
+// The bytes an AArch64 load or store moves per register, from its
+// mnemonic and data register: ldrb 1, ldrsh 2, ldrsw 4, else the register.
+uint8_t arm64_access_width(std::string_view mnemonic, const Operand &data)
+{
+	if (mnemonic.ends_with("b"))
+		return 1;
+	if (mnemonic.ends_with("h"))
+		return 2;
+	if (mnemonic.ends_with("sw"))
+		return 4;
+	return data.width;
+}
+
+} // namespace
+
+Operation operation_of(const MachineInsn &insn, Arch arch)
+{
+	Operation op;
+	op.addr = insn.addr;
+	op.branch_to = insn.branch_to;
+	if (insn.undecodable)
+		return op;
+	std::string_view text = trim(insn.text);
+	// x86 prefixes that do not change what is read: "lock", "rep", "notrack".
+	for (std::string_view prefix : {"lock ", "notrack ", "rep ", "bnd "})
+		if (text.starts_with(prefix))
+			text = trim(text.substr(prefix.size()));
+	size_t space = text.find(' ');
+	op.mnemonic = std::string(text.substr(0, space));
+	if (space == text.npos)
+		return op;
+	for (std::string_view s : split_operands(text.substr(space + 1))) {
+		Operand o;
+		int64_t v;
+		if (parse_register(s, arch, o))
+			;
+		else if (s.find('[') != s.npos)
+			arch == Arch::x86_64 ? parse_x86_memory(s, o) : parse_arm64_memory(s, o);
+		else if (parse_number(s, v))
+			o.kind = OperandKind::imm, o.value = v;
+		op.operands.push_back(o);
+	}
+	if (arch == Arch::aarch64 && !op.operands.empty())
+		for (Operand &o : op.operands)
+			if (o.kind == OperandKind::mem)
+				o.width = arm64_access_width(op.mnemonic, op.operands[0]);
+	return op;
+}
+
+bool caller_saved(const std::string &reg, Arch arch)
+{
+	if (arch == Arch::x86_64) {
+		static const char *const saved[] = {"rbx", "rbp", "rsp", "r12",
+						    "r13", "r14", "r15"};
+		return std::none_of(std::begin(saved), std::end(saved),
+				    [&](const char *s) { return reg == s; });
+	}
+	// x19..x29 and sp survive a call.
+	if (reg == "sp")
+		return false;
+	if (reg.size() >= 2 && reg[0] == 'x' && isdigit(uint8_t(reg[1]))) {
+		int n = atoi(reg.c_str() + 1);
+		return n < 19 || n == 30;
+	}
+	return true;
+}
+
+const std::vector<std::string> &argument_registers(Arch arch)
+{
+	static const std::vector<std::string> x86 = {"rdi", "rsi", "rdx", "rcx", "r8", "r9"};
+	static const std::vector<std::string> a64 = {"x0", "x1", "x2", "x3",
+						     "x4", "x5", "x6", "x7"};
+	return arch == Arch::x86_64 ? x86 : a64;
+}
+
+const char *return_register(Arch arch)
+{
+	return arch == Arch::x86_64 ? "rax" : "x0";
+}
+
+} // namespace ljcore

@@ -1,0 +1,377 @@
+#include "analyzer/derive/value_tracker.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+namespace ljcore {
+
+bool TrackedValue::is(unsigned a, std::initializer_list<int64_t> p) const
+{
+	return kind == pointer && arg == a && k == 0 &&
+	       std::equal(path.begin(), path.end(), p.begin(), p.end());
+}
+
+bool TrackedValue::is(unsigned a, const std::vector<int64_t> &p) const
+{
+	return kind == pointer && arg == a && k == 0 && path == p;
+}
+
+namespace {
+
+bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes)
+{
+	for (auto p : prefixes)
+		if (s.starts_with(p))
+			return true;
+	return false;
+}
+
+// Instructions whose first operand is read, not written.
+bool writes_first_operand(std::string_view m, Arch arch)
+{
+	if (arch == Arch::x86_64)
+		return !(m == "cmp" || m == "test" || m == "push" || m.starts_with("j") ||
+			 m.starts_with("nop") || m == "ucomisd" || m == "comisd" || m == "bt" ||
+			 m.starts_with("prefetch") || m == "endbr64");
+	return !(starts_with_any(m, {"cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
+				     "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"}));
+}
+
+class Tracker {
+public:
+	explicit Tracker(Arch arch) : arch_(arch)
+	{
+		auto &args = argument_registers(arch);
+		for (unsigned i = 0; i < args.size(); i++) {
+			TrackedValue v;
+			v.kind = TrackedValue::pointer, v.arg = i;
+			regs_[args[i]] = v;
+		}
+	}
+
+	// False once the function's path ends (a return or a jump).
+	bool step(const Operation &op)
+	{
+		trace_.instructions++;
+		if (op.mnemonic.empty())
+			return false; // undecodable: nothing after it can be trusted
+		return arch_ == Arch::x86_64 ? step_x86(op) : step_arm64(op);
+	}
+
+	FunctionTrace finish() { return std::move(trace_); }
+
+	// The path goes on at a jump's target when it is further into the
+	// function: the instructions in between are skipped (a join after an
+	// inlined helper's early exit, say). Never backward: loops end it.
+	void set_end(uint64_t end) { end_ = end; }
+	bool skipped(const Operation &op) const { return op.addr < resume_at_; }
+
+	// Where a conditional branch of op would go, when that is further into
+	// the function: another path to follow from there.
+	std::optional<uint64_t> branch_forward(const Operation &op) const
+	{
+		const std::string &m = op.mnemonic;
+		bool conditional = arch_ == Arch::x86_64
+					   ? m.size() > 1 && m[0] == 'j' && m != "jmp"
+					   : m.starts_with("b.") || m == "cbz" || m == "cbnz" ||
+						     m == "tbz" || m == "tbnz";
+		if (!conditional || !op.branch_to || *op.branch_to <= op.addr ||
+		    *op.branch_to >= end_)
+			return std::nullopt;
+		return op.branch_to;
+	}
+
+	// The registers of the path followed, to start another from.
+	using Registers = std::map<std::string, TrackedValue>;
+	const Registers &registers() const { return regs_; }
+	void start_path(Registers regs)
+	{
+		regs_ = std::move(regs);
+		resume_at_ = 0;
+	}
+
+private:
+	bool forward_in_function(const Operation &op)
+	{
+		if (!op.branch_to || *op.branch_to <= op.addr || *op.branch_to >= end_)
+			return false;
+		resume_at_ = *op.branch_to;
+		return true;
+	}
+
+	uint64_t end_ = 0, resume_at_ = 0;
+
+public:
+private:
+	TrackedValue value_of(const Operand &o) const
+	{
+		TrackedValue v;
+		if (o.kind == OperandKind::imm)
+			v.kind = TrackedValue::constant, v.k = o.value;
+		else if (o.kind == OperandKind::reg && o.zero)
+			v.kind = TrackedValue::constant, v.k = 0;
+		else if (o.kind == OperandKind::reg)
+			v = register_value(o.reg);
+		return v;
+	}
+
+	TrackedValue register_value(const std::string &reg) const
+	{
+		auto it = regs_.find(reg);
+		return it == regs_.end() ? TrackedValue{} : it->second;
+	}
+
+	static TrackedValue constant(int64_t k)
+	{
+		TrackedValue v;
+		v.kind = TrackedValue::constant, v.k = k;
+		return v;
+	}
+
+	// The address a memory operand names, as a value.
+	TrackedValue address_of(const Operand &o) const
+	{
+		TrackedValue base = register_value(o.reg);
+		if (o.kind != OperandKind::mem || !o.index.empty() ||
+		    base.kind == TrackedValue::unknown)
+			return TrackedValue{};
+		base.k += o.value;
+		base.width = 0;
+		return base;
+	}
+
+	// Records the access and returns the value read.
+	TrackedValue access(uint64_t addr, const Operand &o, bool store, int64_t extra = 0,
+			    TrackedValue stored = {})
+	{
+		TrackedValue at = address_of(o);
+		TrackedValue read;
+		if (at.kind != TrackedValue::pointer)
+			return read;
+		TrackedValue object = at;
+		object.k = 0;
+		int64_t offset = at.k + extra;
+		trace_.accesses.push_back(
+			MemoryAccess{addr, object, offset, o.width, store, store ? stored : read});
+		if (!store) {
+			read = object;
+			read.path.push_back(offset);
+			read.width = o.width;
+			trace_.accesses.back().value = read;
+		}
+		return read;
+	}
+
+	void set(const Operand &dst, TrackedValue v)
+	{
+		if (dst.kind != OperandKind::reg || dst.zero)
+			return;
+		// A write of 8 or 16 bits keeps the rest of the register.
+		if (arch_ == Arch::x86_64 && dst.width < 4)
+			v = TrackedValue{};
+		regs_[dst.reg] = v;
+	}
+
+	void call(const Operation &op)
+	{
+		CallSite c{op.addr, op.branch_to.value_or(0), {}};
+		for (auto &r : argument_registers(arch_))
+			c.args.push_back(register_value(r));
+		trace_.calls.push_back(std::move(c));
+		for (auto it = regs_.begin(); it != regs_.end();)
+			it = caller_saved(it->first, arch_) ? regs_.erase(it) : std::next(it);
+		// What it returns: a new object, followed like an argument.
+		TrackedValue result;
+		result.kind = TrackedValue::pointer;
+		result.arg = TrackedValue::call_result + unsigned(trace_.calls.size() - 1);
+		regs_[return_register(arch_)] = result;
+	}
+
+	// dst = a + sign * b, where b is a constant.
+	static TrackedValue add_constant(TrackedValue a, const TrackedValue &b, int sign)
+	{
+		if (b.kind != TrackedValue::constant || a.kind == TrackedValue::unknown)
+			return TrackedValue{};
+		a.k += sign * b.k;
+		if (a.kind == TrackedValue::pointer)
+			a.width = 0;
+		return a;
+	}
+
+	bool step_x86(const Operation &op)
+	{
+		const std::string &m = op.mnemonic;
+		auto &o = op.operands;
+		if (m == "ret" || m == "hlt" || m == "ud2")
+			return false;
+		if (m == "jmp" && forward_in_function(op))
+			return true;
+		if (m == "call" || m == "jmp") {
+			// A jump to a known function is a tail call; either ends
+			// the path when it is a jump.
+			if (m == "call" || op.branch_to)
+				call(op);
+			return m == "call";
+		}
+		if (o.empty())
+			return true;
+		const Operand &dst = o[0];
+		bool writes = writes_first_operand(m, arch_);
+		if (m == "lea" && o.size() == 2) {
+			set(dst, address_of(o[1]));
+			return true;
+		}
+		if (m == "xor" && o.size() == 2 && dst.kind == OperandKind::reg &&
+		    o[1].kind == OperandKind::reg && dst.reg == o[1].reg) {
+			set(dst, constant(0));
+			return true;
+		}
+		if (starts_with_any(m, {"mov", "cmov"}) && o.size() == 2 &&
+		    !m.starts_with("movs") && m != "movzx" && m != "movsx" && m != "movsxd" &&
+		    dst.kind == OperandKind::mem) {
+			access(op.addr, dst, true, 0, value_of(o[1]));
+			return true;
+		}
+		// Sources first: a load through the register being written.
+		TrackedValue src;
+		if (o.size() >= 2)
+			src = o[1].kind == OperandKind::mem ? access(op.addr, o[1], false)
+							    : value_of(o[1]);
+		if (dst.kind == OperandKind::mem) {
+			// Read-modify-write (or, and, add...) or a compare.
+			access(op.addr, dst, false);
+			if (writes)
+				access(op.addr, dst, true);
+			return true;
+		}
+		if (!writes)
+			return true;
+		bool plain_move = m == "mov" || m == "movzx" || m == "movsx" || m == "movsxd" ||
+				  m == "movabs" || m == "movq" || m == "movd";
+		if (plain_move && o.size() == 2)
+			set(dst, src);
+		else if ((m == "add" || m == "sub") && o.size() == 2) {
+			TrackedValue a = value_of(dst);
+			if (m == "sub" && src.kind != TrackedValue::constant)
+				trace_.subtractions.push_back(Subtraction{op.addr, a, src});
+			set(dst, add_constant(a, src, m == "add" ? 1 : -1));
+		} else
+			set(dst, TrackedValue{});
+		return true;
+	}
+
+	bool step_arm64(const Operation &op)
+	{
+		const std::string &m = op.mnemonic;
+		auto &o = op.operands;
+		if (m == "ret" || m == "br" || m == "brk" || m == "udf")
+			return false;
+		if (m == "b" && forward_in_function(op))
+			return true;
+		if (m == "bl" || m == "blr" || m == "b") {
+			if (m != "b" || op.branch_to)
+				call(op);
+			return m != "b";
+		}
+		if (o.empty())
+			return true;
+		const Operand &dst = o[0];
+		bool load = starts_with_any(m, {"ldr", "ldur", "ldar", "ldapr"});
+		bool load_pair = starts_with_any(m, {"ldp", "ldnp"});
+		bool store = starts_with_any(m, {"str", "stur", "stlr"});
+		bool store_pair = starts_with_any(m, {"stp", "stnp"});
+		if (load && o.size() >= 2) {
+			set(dst, access(op.addr, o[1], false));
+			return true;
+		}
+		if (load_pair && o.size() >= 3) {
+			TrackedValue first = access(op.addr, o[2], false);
+			TrackedValue second = access(op.addr, o[2], false, o[2].width);
+			set(o[0], first);
+			set(o[1], second);
+			return true;
+		}
+		if (store && o.size() >= 2) {
+			access(op.addr, o[1], true, 0, value_of(dst));
+			return true;
+		}
+		if (store_pair && o.size() >= 3) {
+			access(op.addr, o[2], true, 0, value_of(o[0]));
+			access(op.addr, o[2], true, o[2].width, value_of(o[1]));
+			return true;
+		}
+		if (!writes_first_operand(m, arch_))
+			return true;
+		if (m == "mov" && o.size() == 2) {
+			set(dst, value_of(o[1]));
+			return true;
+		}
+		if ((m == "add" || m == "sub") && o.size() >= 3) {
+			TrackedValue a = value_of(o[1]), b = value_of(o[2]);
+			// "add x0, x1, #0x1, lsl #12": the immediate shifted.
+			if (o.size() == 4 && b.kind == TrackedValue::constant)
+				b = TrackedValue{};
+			if (m == "sub" && o.size() == 3 && b.kind != TrackedValue::constant)
+				trace_.subtractions.push_back(Subtraction{op.addr, a, b});
+			set(dst, add_constant(a, b, m == "add" ? 1 : -1));
+			return true;
+		}
+		set(dst, TrackedValue{});
+		return true;
+	}
+
+	Arch arch_;
+	std::map<std::string, TrackedValue> regs_;
+	FunctionTrace trace_;
+};
+
+} // namespace
+
+FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
+{
+	// The fall-through path first (the rules take the first access of a
+	// kind, and that is where the function's main work is), then those
+	// its conditional branches start, each target once, within a budget:
+	// no loop, no path explosion.
+	constexpr size_t max_paths = 16, max_steps = 4096;
+	Tracker t(arch);
+	if (ops.empty())
+		return t.finish();
+	t.set_end(ops.back().addr + 1);
+	struct Path {
+		size_t index;
+		Tracker::Registers regs;
+	};
+	std::deque<Path> pending{{0, t.registers()}};
+	std::set<uint64_t> started;
+	size_t paths = 0, steps = 0;
+	while (!pending.empty() && paths++ < max_paths) {
+		Path path = std::move(pending.front());
+		pending.pop_front();
+		t.start_path(std::move(path.regs));
+		for (size_t i = path.index; i < ops.size() && steps < max_steps; i++) {
+			const Operation &op = ops[i];
+			if (t.skipped(op))
+				continue;
+			steps++;
+			auto target = t.branch_forward(op);
+			if (!t.step(op))
+				break;
+			if (target && started.insert(*target).second) {
+				auto at = std::lower_bound(
+					ops.begin(), ops.end(), *target,
+					[](const Operation &o, uint64_t a) { return o.addr < a; });
+				if (at != ops.end() && at->addr == *target)
+					pending.push_back(
+						{size_t(at - ops.begin()), t.registers()});
+			}
+		}
+	}
+	return t.finish();
+}
+
+} // namespace ljcore

@@ -1,0 +1,71 @@
+// Follows the values of a function's arguments through registers, from its
+// first instruction on: which register holds an argument, a value loaded
+// from one (L->glref, that is g), a value loaded from that (g->mainthref),
+// and so on. What it records, the memory accesses through such values, the
+// subtractions of two of them and the calls with their arguments, is what
+// derive_layout reads LuaJIT's offsets from. It knows nothing of LuaJIT.
+//
+// Paths through the code in address order, each up to a return or a jump
+// out of the function or backward: the fall-through one first, then one
+// from each forward conditional branch's target (a bounded number), their
+// records appended in that order. A forward jump is taken. The exported functions read are
+// short and straight, and a rule takes the first access of its kind, before the paths meet again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/derive/machine_operands.h"
+
+namespace ljcore {
+
+// What a register holds: a constant, or an argument with the loads made
+// from it (path) plus an offset added after the last load.
+struct TrackedValue {
+	enum Kind { unknown, constant, pointer } kind = unknown;
+	int64_t k = 0;             // the constant, or the offset added
+	unsigned arg = 0;          // pointer: which argument it starts from, or
+				   // call_result + n: what the nth call returned
+	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
+	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
+
+	static constexpr unsigned call_result = 64;
+
+	// Whether this is argument arg with exactly these loads (and no
+	// offset added).
+	bool is(unsigned a, std::initializer_list<int64_t> p) const;
+	bool is(unsigned a, const std::vector<int64_t> &p) const;
+};
+
+struct MemoryAccess {
+	uint64_t addr;       // of the instruction
+	TrackedValue object; // the base, without its added offset
+	int64_t offset;      // from the object: added offset + displacement
+	uint8_t width;       // bytes moved, 0 if unknown
+	bool store;          // a write (read-modify-write records both)
+	TrackedValue value;  // store: what was written; load: what was read
+};
+
+struct Subtraction {
+	uint64_t addr;
+	TrackedValue minuend, subtrahend;
+};
+
+struct CallSite {
+	uint64_t addr;
+	uint64_t target; // 0: indirect
+	std::vector<TrackedValue> args;
+};
+
+struct FunctionTrace {
+	std::vector<MemoryAccess> accesses;
+	std::vector<Subtraction> subtractions;
+	std::vector<CallSite> calls;
+	size_t instructions = 0; // followed
+};
+
+// Follows ops, in order, from a function's entry.
+FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch);
+
+} // namespace ljcore
