@@ -101,8 +101,8 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	p.samples = tally.samples;
 	for (auto &[outcome, n] : tally.outcomes)
 		p.outcomes.push_back({outcome, n.first, n.second});
-	for (auto &[frames, n] : tally.stacks)
-		p.stacks.push_back({frames, n});
+	for (auto &[stack, n] : tally.stacks)
+		p.stacks.push_back({stack.first, n, stack.second});
 	for (auto &[why, n] : tally.without_native)
 		p.diagnostics.note("--native: " + std::to_string(n) +
 				   " samples without native frames: " + why);
