@@ -48,7 +48,7 @@ _ljcore()
 	trace) opts="$common --mcode" ;;
 	gc) opts="$common --json --top --paths --diff" ;;
 	print) opts="$common --json --max-string --depth --max-items" ;;
-	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --help" ;;
+	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --alloc --sample-bytes --diff --help" ;;
 	snapshot) opts="$common --output --all" ;;
 	fixture)
 		COMPREPLY=($(compgen -W "new check update --output --exe --sysroot --scenario --flavour --made-by" -- "$cur"))
