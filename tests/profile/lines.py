@@ -44,14 +44,16 @@ def ljcore_lines(ljcore, pid, seconds, name):
         n = int(value)
         folded += n
         # The innermost frame with a file and line: C functions and VM states above
-        # it ("[C] gsub", "[GC]") count for the line that called them.
+        # it ("[C] gsub", "[GC]") count for the line that called them, and so does
+        # a frame whose function was freed before it was named (a label with no
+        # file: "(for generator) ", a gmatch closure made per call).
         line = None
         for f in reversed(stack.split(";")):
             m = re.search(r" (\S+):(\d+)$", f)
             if m:
                 line = "%s:%s" % (os.path.basename(m.group(1)), m.group(2))
                 break
-            if not f.startswith(("[C] ", "[GC]", "[JIT compiler]")):
+            if not (f.startswith(("[C] ", "[GC]", "[JIT compiler]")) or f.endswith(" ")):
                 break
         if line is None:
             lineless[stack] = lineless.get(stack, 0) + n
