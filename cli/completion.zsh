@@ -63,7 +63,8 @@ _ljcore_command() {
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
 			'--blocking[userspace: stop the VM thread per sample]' \
 			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
-			'--sample-bytes[bytes between sampled allocations]:bytes:' ;;
+			'--sample-bytes[bytes between sampled allocations]:bytes:' \
+			'--diff[compare two saved profiles]:before:_files:after:_files' ;;
 	snapshot)
 		_arguments $common '(-o --output)'{-o,--output}'[the core file to write]:file:_files' \
 			'--all[keep every coroutine too]' $core ;;

@@ -14,6 +14,7 @@
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "cli/profile_diff.h"
 #include "cli/render_bytes.h"
 #include "cli/render_profile.h"
 
@@ -112,19 +113,29 @@ class ProfileCommand final : public Command {
 public:
 	void add_options(CLI::App *cmd) override
 	{
-		cmd->add_option("--pid", options_.pid, "the process to profile")
-			->required()
-			->check(CLI::PositiveNumber);
+		auto *pid = cmd->add_option("--pid", options_.pid, "the process to profile")
+				    ->check(CLI::PositiveNumber);
+		auto *diff =
+			cmd->add_option("--diff", diff_,
+					"BEFORE AFTER: compare two saved profiles (folded or "
+					"pprof) instead: the biggest changes (--format top, the "
+					"default), a differential flame graph (svg), or "
+					"difffolded.pl's columns (folded)")
+				->expected(2);
+		pid->excludes(diff);
 		cmd->add_option("--rate", options_.rate_hz, "samples per second per CPU (99)")
 			->check(CLI::Range(1, 10000));
 		cmd->add_option("--duration", options_.duration_s,
 				"seconds to sample (10); Ctrl-C ends it early")
 			->check(CLI::PositiveNumber);
 		cmd->add_option("-o,--output", output_, "write the profile here, not to stdout");
-		cmd->add_option("--format", format_,
-				"folded (flamegraph.pl, inferno), svg (a flame graph), "
-				"speedscope, pprof (gzipped profile.proto), or top (a table)")
-			->check(CLI::IsMember({"folded", "svg", "speedscope", "pprof", "top"}));
+		format_opt_ =
+			cmd->add_option(
+				   "--format", format_,
+				   "folded (flamegraph.pl, inferno), svg (a flame graph), "
+				   "speedscope, pprof (gzipped profile.proto), or top (a table)")
+				->check(CLI::IsMember(
+					{"folded", "svg", "speedscope", "pprof", "top"}));
 		cmd->add_flag("--children", options_.children,
 			      "also sample the process's children (automatic for an nginx "
 			      "master: its workers)");
@@ -154,6 +165,12 @@ public:
 
 	int run() override
 	{
+		if (!diff_.empty())
+			return run_diff();
+		if (!options_.pid) {
+			std::cerr << "ljcore: profile needs --pid PID (or --diff BEFORE AFTER)\n";
+			return exit_usage;
+		}
 		using Backend = ProfileOptions::Backend;
 		options_.backend = backend_ == "bpf"         ? Backend::bpf
 				   : backend_ == "userspace" ? Backend::userspace
@@ -180,6 +197,17 @@ public:
 	}
 
 private:
+	int run_diff()
+	{
+		std::string format = format_opt_->count() ? format_ : "top";
+		if (format != "top" && format != "svg" && format != "folded") {
+			std::cerr << "ljcore: --diff writes top, svg or folded, not " << format
+				  << "\n";
+			return exit_usage;
+		}
+		return profile_diff_command(diff_[0], diff_[1], format, output_);
+	}
+
 	// Until the duration is over or Ctrl-C, which ends the profile early:
 	// what was sampled is still written.
 	std::expected<Profile, ProfileError> sample()
@@ -206,6 +234,8 @@ private:
 	std::string backend_ = "auto";
 	std::string alloc_;
 	CLI::Option *alloc_opt_ = nullptr;
+	CLI::Option *format_opt_ = nullptr;
+	std::vector<std::string> diff_; // --diff BEFORE AFTER
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analyzer/model/profile_model.h"
 
@@ -10,7 +11,7 @@ namespace ljcore {
 
 // One frame as flame graphs show it: "name file:line" for a Lua function,
 // "function <file:linedefined> file:line" for an anonymous one, "main chunk
-// file:line", "[C] name", "[trace N]", "[GC]"..., "[truncated]". Printable
+// file:line", "[C] name", "[GC]"..., "[truncated]". Printable
 // (render_bytes.h) and free of the folded format's separator ';'.
 std::string profile_frame_label(const ProfileFrame &f);
 
@@ -33,5 +34,26 @@ void render_profile_svg(std::ostream &out, const Profile &p);
 // pprof; profile_pprof_message is the uncompressed message.
 void render_profile_pprof(std::ostream &out, const Profile &p);
 std::string profile_pprof_message(const Profile &p);
+
+// Two saved profiles of one program, stack by stack (ljcore profile
+// --diff, cli/profile_diff.cpp).
+struct DiffStack {
+	std::vector<std::string> frames; // labels, root first
+	double before = 0;               // scaled to after's total samples
+	uint64_t after = 0;
+};
+struct ProfileDiff {
+	std::string before_name, after_name;
+	uint64_t before_total = 0, after_total = 0;
+	std::vector<DiffStack> stacks;
+};
+
+// A differential flame graph, as flamegraph.pl draws difffolded.pl's
+// output: widths as after, red where a frame grew, blue where it shrank.
+void render_profile_svg_diff(std::ostream &out, const ProfileDiff &d);
+// difffolded.pl's output: "stack before after" per stack (before scaled).
+void render_profile_folded_diff(std::ostream &out, const ProfileDiff &d);
+// The functions whose share of the samples changed most, self and total.
+void render_profile_top_diff(std::ostream &out, const ProfileDiff &d);
 
 } // namespace ljcore

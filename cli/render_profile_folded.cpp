@@ -31,9 +31,6 @@ std::string raw_label(const ProfileFrame &f)
 		return "[C] " + (f.name.empty() ? std::string("?") : f.name);
 	case ProfileFrameKind::native:
 		return f.name.empty() ? "[" + f.file + "]" : f.name;
-	case ProfileFrameKind::trace:
-		return "[trace " + std::to_string(f.trace) + "]" +
-		       (f.file.empty() ? "" : " " + lua_label(f));
 	case ProfileFrameKind::state:
 		return "[" + f.name + "]";
 	case ProfileFrameKind::truncated:

@@ -1,6 +1,8 @@
 // ljcore profile --format pprof: profile.proto (cli/pprof.proto) compressed
 // with gzip, as `go tool pprof` reads it. A function per Lua prototype
-// (name, chunk, first line), a location per frame label (its current line).
+// (name, chunk, first line), a location per frame label (its current line);
+// each sample's VM state and trace as labels ("vm state", "trace"), which
+// `pprof -tagfocus`, `-tags` and `-tagroot` read.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -128,6 +130,16 @@ std::string profile_pprof_message(const Profile &p)
 		sample->add_value(static_cast<int64_t>(s.value));
 		if (!bytes && period)
 			sample->add_value(static_cast<int64_t>(s.value) * period);
+		if (s.labels.activity != VmActivity::unknown) {
+			pprof::Label *state = sample->add_label();
+			state->set_key(strings.index("vm state"));
+			state->set_str(strings.index(activity_name(s.labels.activity)));
+		}
+		if (s.labels.trace) {
+			pprof::Label *trace = sample->add_label();
+			trace->set_key(strings.index("trace"));
+			trace->set_num(s.labels.trace);
+		}
 	}
 	return out.SerializeAsString();
 }

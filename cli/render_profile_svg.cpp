@@ -4,6 +4,7 @@
 // script zooms into a clicked frame, searches labels by regular expression
 // (Ctrl-F or the Search button) and shows a hovered frame's counts.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -29,30 +30,37 @@ struct Node {
 	std::string label;
 	ProfileFrameKind kind = ProfileFrameKind::lua;
 	uint64_t value = 0;
+	double before = 0;                      // a differential graph: the value before, scaled
 	std::map<std::string, size_t> children; // by label: alphabetical order
 };
 
-std::vector<Node> call_tree(const Profile &p)
-{
-	std::vector<Node> nodes(1);
-	nodes[0].label = "all";
-	nodes[0].kind = ProfileFrameKind::state;
-	for (const ProfileStack &s : p.stacks) {
+class CallTree {
+public:
+	CallTree() : nodes(1) { nodes[0] = {"all", ProfileFrameKind::state, 0, 0, {}}; }
+
+	// Adds a stack of frames from the root, labelled by label(i) and of
+	// kind kind(i).
+	template <class Label, class Kind>
+	void add(size_t depth, const Label &label, const Kind &kind, uint64_t value, double before)
+	{
 		size_t at = 0;
-		nodes[0].value += s.value;
-		for (const ProfileFrame &f : s.frames) {
-			std::string label = profile_frame_label(f);
-			auto it = nodes[at].children.find(label);
+		nodes[0].value += value;
+		nodes[0].before += before;
+		for (size_t i = 0; i < depth; i++) {
+			std::string l = label(i);
+			auto it = nodes[at].children.find(l);
 			if (it == nodes[at].children.end()) {
-				it = nodes[at].children.emplace(label, nodes.size()).first;
-				nodes.push_back({std::move(label), f.kind, 0, {}});
+				it = nodes[at].children.emplace(l, nodes.size()).first;
+				nodes.push_back({std::move(l), kind(i), 0, 0, {}});
 			}
 			at = it->second;
-			nodes[at].value += s.value;
+			nodes[at].value += value;
+			nodes[at].before += before;
 		}
 	}
-	return nodes;
-}
+
+	std::vector<Node> nodes;
+};
 
 // Text for XML character data and attribute values. printable() leaves
 // only valid UTF-8 without control characters; XML also refuses the
@@ -108,9 +116,13 @@ uint32_t hash(std::string_view s)
 	return h;
 }
 
+std::string rgb(int r, int g, int b)
+{
+	return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(b) + ")";
+}
+
 // flamegraph.pl's palettes, picked by what the frame is: warm for Lua,
-// yellow for C functions, aqua for native frames, green for compiled code
-// known by its trace only, gray for VM states. Stable per label.
+// yellow for C functions, aqua for native frames, gray for VM states. Stable per label.
 std::string color(const Node &n)
 {
 	uint32_t h = hash(n.label);
@@ -127,14 +139,22 @@ std::string color(const Node &n)
 	case ProfileFrameKind::native:
 		r = 50 + int(60 * a), g = 165 + int(55 * b), bl = g;
 		break;
-	case ProfileFrameKind::trace:
-		r = 50 + int(60 * a), g = 200 + int(55 * b), bl = r;
-		break;
 	default:
 		r = g = bl = 160 + int(40 * a);
 	}
-	return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(bl) +
-	       ")";
+	return rgb(r, g, bl);
+}
+
+// A differential graph's color, as flamegraph.pl --diff draws it: red where
+// the frame grew, blue where it shrank, the deeper the more, white where
+// it stayed; max_change is the largest change of any frame.
+std::string diff_color(const Node &n, double max_change)
+{
+	double change = double(n.value) - n.before;
+	int fade = 255 - int(std::min(1.0, std::abs(change) / (max_change ? max_change : 1)) * 200);
+	if (change > 0)
+		return rgb(255, fade, fade);
+	return rgb(fade, fade, 255);
 }
 
 std::string percent(uint64_t n, uint64_t total)
@@ -258,14 +278,17 @@ std::string replaced(std::string s, const std::string &from, const std::string &
 	return s;
 }
 
-} // namespace
-
-void render_profile_svg(std::ostream &out, const Profile &p)
+// Draws the call tree; diff: colored by change, with the change in the
+// tooltips.
+void draw(std::ostream &out, const std::vector<Node> &nodes, const std::string &title,
+	  const std::string &unit_name, bool diff)
 {
-	std::vector<Node> nodes = call_tree(p);
 	const uint64_t total = nodes[0].value;
 	const double width = image_width - 2 * pad;
-	const std::string unit = xml_text(p.unit);
+	const std::string unit = xml_text(unit_name);
+	double max_change = 0;
+	for (const Node &n : nodes)
+		max_change = std::max(max_change, std::abs(double(n.value) - n.before));
 
 	// Preorder, iterative: stacks may be thousands of frames deep.
 	struct Drawn {
@@ -295,9 +318,6 @@ void render_profile_svg(std::ostream &out, const Profile &p)
 
 	const int height = header + (depth + 1) * frame_height + footer;
 	const int bottom = header + depth * frame_height; // the root's y
-	std::string title = "Flame graph of process " + std::to_string(p.pid) + " (" + p.backend +
-			    (p.rate_hz ? ", " + std::to_string(p.rate_hz) + " Hz" : "") + ", " +
-			    std::to_string(total) + " " + p.unit + ")";
 
 	out << "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 	    << "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << image_width
@@ -333,14 +353,52 @@ void render_profile_svg(std::ostream &out, const Profile &p)
 		int y = bottom - d.depth * frame_height;
 		// Labels are printable() already; xml_text escapes them for XML.
 		std::string label = xml_text(n.label);
+		std::string change;
+		if (diff) {
+			char s[48];
+			snprintf(s, sizeof s, ", %+.2f%%",
+				 total ? 100.0 * (double(n.value) - n.before) / double(total)
+				       : 0.0);
+			change = s;
+		}
 		out << "<g data-x=\"" << d.x << "\" data-n=\"" << n.value << "\" data-d=\""
 		    << d.depth << "\"><title>" << label << " (" << n.value << " " << unit << ", "
-		    << percent(n.value, total) << ")</title><rect x=\"" << px(x) << "\" y=\"" << y
-		    << "\" width=\"" << px(w) << "\" height=\"" << frame_height - 1 << "\" fill=\""
-		    << color(n) << "\" rx=\"2\"/><text x=\"" << px(x + 3) << "\" y=\"" << y + 11
-		    << "\">" << xml_text(fitted(n.label, w)) << "</text></g>\n";
+		    << percent(n.value, total) << change << ")</title><rect x=\"" << px(x)
+		    << "\" y=\"" << y << "\" width=\"" << px(w) << "\" height=\""
+		    << frame_height - 1 << "\" fill=\""
+		    << (diff ? diff_color(n, max_change) : color(n)) << "\" rx=\"2\"/><text x=\""
+		    << px(x + 3) << "\" y=\"" << y + 11 << "\">" << xml_text(fitted(n.label, w))
+		    << "</text></g>\n";
 	}
 	out << "</g>\n</svg>\n";
+}
+
+} // namespace
+
+void render_profile_svg(std::ostream &out, const Profile &p)
+{
+	CallTree tree;
+	for (const ProfileStack &s : p.stacks)
+		tree.add(
+			s.frames.size(), [&](size_t i) { return profile_frame_label(s.frames[i]); },
+			[&](size_t i) { return s.frames[i].kind; }, s.value, 0);
+	std::string title = "Flame graph of process " + std::to_string(p.pid) + " (" + p.backend +
+			    (p.rate_hz ? ", " + std::to_string(p.rate_hz) + " Hz" : "") + ", " +
+			    std::to_string(tree.nodes[0].value) + " " + p.unit + ")";
+	draw(out, tree.nodes, title, p.unit, false);
+}
+
+void render_profile_svg_diff(std::ostream &out, const ProfileDiff &d)
+{
+	CallTree tree;
+	for (const DiffStack &s : d.stacks)
+		tree.add(
+			s.frames.size(), [&](size_t i) { return s.frames[i]; },
+			[](size_t) { return ProfileFrameKind::lua; }, s.after, s.before);
+	std::string title = "Differential flame graph: " + d.after_name + " against " +
+			    d.before_name + " (red grew, blue shrank; widths as after, " +
+			    std::to_string(d.after_total) + " samples)";
+	draw(out, tree.nodes, title, "samples", true);
 }
 
 } // namespace ljcore

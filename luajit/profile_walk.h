@@ -10,7 +10,8 @@
  * registers are the thread's own user registers), L->base is stale: the
  * live BASE and PC are in the interpreter's registers (vm_x64.dasc: BASE
  * rdx, PC rbx). In a trace, the frame the trace started in is at
- * g->jit_base. Otherwise (C, GC, the compiler) L->base is current.
+ * g->jit_base. Otherwise (C, GC, the compiler) L->base is current; the GC
+ * run from a trace (lj_gc_step_jit) set it to g->jit_base.
  *
  * The registers are evidence, not truth: caught returning, the
  * interpreter has PC in the caller while BASE is still the callee's,
@@ -108,6 +109,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	out->L = 0;
 	out->cframe = 0;
 	out->stack_len = 0;
+	out->jit_base = 0;
 	if (vm->tid && vm->tid != out->tid) {
 		out->source = LJ_PROFILE_OTHER_THREAD;
 		return 0;
@@ -119,6 +121,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	}
 	out->vmstate = vmstate;
 	out->L = L;
+	out->jit_base = lj_profile_ref(ctx, ly, vm->g + ly->g_jit_base);
 	out->source = LJ_PROFILE_WALKED;
 	stack = lj_profile_ref(ctx, ly, L + ly->L_stack);
 	maxstack = lj_profile_ref(ctx, ly, L + ly->L_maxstack);
@@ -127,7 +130,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 		top_pc = r->rbx;
 		out->start = lj_profile_interp_start(ctx, ly, w, L, stack, &base, top_pc);
 	} else if (vmstate >= 0) {
-		base = lj_profile_ref(ctx, ly, vm->g + ly->g_jit_base);
+		base = out->jit_base;
 	}
 	if (lj_walk_init(ctx, ly, w, L, base, top_pc) != 0) {
 		out->status = w->status;

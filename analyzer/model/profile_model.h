@@ -14,7 +14,6 @@ enum class ProfileFrameKind {
 	lua,       // a Lua function, named as debug.traceback names it
 	c,         // a C function called from Lua (lua_CFunction, fast function)
 	native,    // a native frame around the Lua frames (--native)
-	trace,     // compiled code attributed to a trace only: "[trace N]"
 	state,     // the VM was not running Lua: GC, compiler, C, idle
 	truncated, // the stack was deeper than the sampler walks
 };
@@ -26,15 +25,41 @@ struct ProfileFrame {
 	std::string file;      // short_src of a Lua frame, module of a native one
 	int line = -1;         // current line, -1 if none
 	int line_defined = -1; // where a Lua function starts (0: main chunk)
-	uint32_t trace = 0;    // running compiled in this trace, 0 if not
 
 	friend bool operator==(const ProfileFrame &, const ProfileFrame &) = default;
 	friend auto operator<=>(const ProfileFrame &, const ProfileFrame &) = default;
 };
 
+// What the VM was doing at a sample: LuaJIT's own states (g->vmstate, as
+// jit/p.lua's 'v' mode tells them apart), with a trace exit apart from the
+// compiler. A label of the stack, not one of its frames.
+enum class VmActivity {
+	unknown,      // no state read (a profile of bytes, a failed walk)
+	interpreted,  // the interpreter, fast functions included
+	compiled,     // a trace's machine code, or a helper it called
+	c_function,   // a lua_CFunction (or a Tarantool fast function)
+	gc,           // the garbage collector
+	jit_compiler, // recording, optimizing or assembling a trace
+	trace_exit,   // leaving a trace: restoring its snapshot
+};
+
+// The labels of a sample, apart from its frames: flame graphs merge what
+// they do not show, pprof and speedscope keep them.
+struct ProfileLabels {
+	VmActivity activity = VmActivity::unknown;
+	uint32_t trace = 0; // the trace whose code ran (or called out), 0: none
+
+	friend auto operator<=>(const ProfileLabels &, const ProfileLabels &) = default;
+};
+
+// "interpreted", "compiled", "C function", "GC", "JIT compiler", "trace
+// exit"; "" for unknown.
+const char *activity_name(VmActivity a);
+
 struct ProfileStack {
 	std::vector<ProfileFrame> frames; // root first, innermost last
 	uint64_t value = 0;               // samples, or bytes (Profile::unit)
+	ProfileLabels labels;
 };
 
 // How many samples ended one way: "lua" (a Lua stack), "c", "gc",

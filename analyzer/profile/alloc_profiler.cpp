@@ -309,7 +309,7 @@ void fill_profile(const AllocRecord &record, const ProfileOptions &o, Profile &p
 			outstanding[*b.stack] += b.bytes;
 	for (auto &[frames, bytes] : all ? record.allocated : outstanding)
 		if (uint64_t n = uint64_t(std::llround(bytes)))
-			p.stacks.push_back({frames, n});
+			p.stacks.push_back({frames, n, {}});
 	p.backend = "bpf";
 	p.samples = record.tally.samples;
 	for (auto &[outcome, n] : record.tally.outcomes)

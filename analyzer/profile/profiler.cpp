@@ -106,8 +106,8 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	p.samples = tally.samples;
 	for (auto &[outcome, n] : tally.outcomes)
 		p.outcomes.push_back({outcome, n.first, n.second});
-	for (auto &[frames, n] : tally.stacks)
-		p.stacks.push_back({frames, n});
+	for (auto &[stack, n] : tally.stacks)
+		p.stacks.push_back({stack.first, n, stack.second});
 	if (from_return + from_l_base)
 		p.diagnostics.note(std::to_string(from_return + from_l_base) +
 				   " samples caught the interpreter with its BASE register off the "

@@ -22,6 +22,14 @@ constexpr int32_t walk_ok = 0, walk_end = 1;
 // Named frames remembered; the cache starts over past this many.
 constexpr size_t max_cached_names = 1 << 16;
 
+// Samples in no trace's code that may pass before the traces are read
+// again (a read costs all the traces' IR and snapshots).
+constexpr uint64_t samples_between_reads = 128;
+
+// Snapshots tried before the one covering the pc, when it cannot be
+// restored.
+constexpr uint32_t max_snapshots_back = 8;
+
 std::string walk_failure(int32_t status)
 {
 	switch (status) {
@@ -52,6 +60,25 @@ std::string activity(const std::string &vmstate)
 	return "JIT compiler";
 }
 
+// The VM state label of a sample, from vmstate_text()'s name of it.
+VmActivity activity_label(const std::string &vmstate)
+{
+	if (vmstate == "interpreter" || vmstate == "Lua function" || vmstate == "fast function")
+		return VmActivity::interpreted;
+	if (vmstate == "C" || vmstate == "C function")
+		return VmActivity::c_function;
+	if (vmstate == "GC")
+		return VmActivity::gc;
+	if (vmstate == "trace exit")
+		return VmActivity::trace_exit;
+	if (vmstate == "trace" ||
+	    (vmstate.starts_with("trace ") && vmstate[6] >= '0' && vmstate[6] <= '9'))
+		return VmActivity::compiled;
+	if (vmstate.starts_with("trace "))
+		return VmActivity::jit_compiler;
+	return VmActivity::unknown;
+}
+
 ProfileFrame profile_frame(const LuaFrame &f)
 {
 	ProfileFrame p;
@@ -68,14 +95,16 @@ ProfileFrame profile_frame(const LuaFrame &f)
 }
 
 // Where a sample in a trace may have left it: the pc, the word at sp (a
-// leaf helper the trace called: lj_vm_modi, lj_vm_floor...), and at the
-// allocator the words of the stack copy (called through lj_tab_new() or
-// lj_str_new(), it has the trace's return address a few frames up).
-std::vector<uint64_t> trace_pc_candidates(const lj_profile_sample &s, bool at_allocator)
+// leaf helper the trace called: lj_vm_modi, lj_vm_floor...), and the words
+// of the stack copy: a helper with frames of its own (the GC, lj_str_new(),
+// an FFI call, the allocator) has the trace's return address a few frames
+// up. Nothing but the helpers' frames lies between sp and that address,
+// and none of them holds an address in a trace's code but it.
+std::vector<uint64_t> trace_pc_candidates(const lj_profile_sample &s)
 {
 	std::vector<uint64_t> ips{s.ip, s.ret};
-	uint32_t len = at_allocator ? std::min<uint32_t>(s.stack_len, LJ_PROFILE_STACK_BYTES) : 0;
-	for (uint32_t at = 0; at + 8 <= len; at += 8) {
+	uint32_t len = std::min<uint32_t>(s.stack_len, LJ_PROFILE_STACK_BYTES);
+	for (uint32_t at = 8; at + 8 <= len; at += 8) {
 		uint64_t word;
 		memcpy(&word, s.stack + at, 8);
 		ips.push_back(word);
@@ -153,26 +182,41 @@ const Trace *SampleNamer::trace_at(uint64_t ip) const
 	return nullptr;
 }
 
-std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t> &ips,
-						     uint64_t jit_base, bool at_allocator)
+std::pair<const Trace *, uint64_t> SampleNamer::trace_pc(const std::vector<uint64_t> &ips,
+							 int32_t vmstate)
 {
-	const lj_trace_layout *tl = mem_.layout().jit;
-	if (!tl)
-		return std::nullopt;
 	auto first_in_trace = [&]() -> std::pair<const Trace *, uint64_t> {
-		for (uint64_t ip : ips)
-			if (const Trace *t = ip ? trace_at(ip) : nullptr)
-				return {t, ip};
+		for (size_t i = 0; i < ips.size(); i++)
+			if (const Trace *t = ips[i] ? trace_at(ips[i]) : nullptr)
+				return {t, i ? ips[i] - 1 : ips[i]};
 		return {nullptr, 0};
 	};
-	auto [t, ip] = first_in_trace();
-	if (!t) {
-		traces_ = read_traces(mem_, *tl, false, 0);
+	auto found = first_in_trace();
+	since_read_++;
+	// A trace number the set does not have is news; a pc in no trace
+	// (an exit stub, a helper deeper than the stack copy) most often not.
+	bool unknown_number =
+		vmstate > 0 &&
+		std::none_of(traces_.traces.begin(), traces_.traces.end(),
+			     [&](const Trace &t) { return t.number == uint32_t(vmstate); });
+	if (!found.first && (unknown_number || since_read_ > samples_between_reads)) {
+		traces_ = read_traces(mem_, *mem_.layout().jit, false, 0);
 		traces_.mcode_unit = mcode_unit(profiled_arch);
-		std::tie(t, ip) = first_in_trace();
-		if (!t)
-			return std::nullopt;
+		since_read_ = 0;
+		found = first_in_trace();
 	}
+	return found;
+}
+
+std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t> &ips,
+						     uint64_t jit_base, int32_t vmstate,
+						     bool at_allocator)
+{
+	if (!mem_.layout().jit)
+		return std::nullopt;
+	auto [t, ip] = trace_pc(ips, vmstate);
+	if (!t)
+		return std::nullopt;
 	int32_t snap = snapshot_at(traces_, *t, ip - t->mcode);
 	// A call before the first snapshot's code runs in the frames the trace
 	// was entered with: snapshot 0's.
@@ -181,6 +225,13 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 	if (snap < 0)
 		return std::nullopt;
 	auto frames = restore_trace_frames(mem_, *t, uint32_t(snap), jit_base, false);
+	// One that cannot be restored (a continuation frame, a function the
+	// trace loaded rather than held) leaves the line to the nearest
+	// before it that can: the same code, a few instructions earlier.
+	for (uint32_t back = 1;
+	     !frames && !at_allocator && back <= max_snapshots_back && uint32_t(snap) >= back;
+	     back++)
+		frames = restore_trace_frames(mem_, *t, uint32_t(snap) - back, jit_base, false);
 	// A call to the allocator sits between two snapshots, and code the
 	// trace inlined often has no guard before it allocates (the loop
 	// hoisted them): the snapshot after the call has the allocating frame,
@@ -220,6 +271,9 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 		return failed("failed: no VM for the process");
 	}
 	std::string state = vmstate_text(s.vmstate, mem_.layout().vmstates);
+	named.labels.activity = activity_label(state);
+	if (s.vmstate > 0)
+		named.labels.trace = uint32_t(s.vmstate);
 	if (s.status != walk_end && !(s.status == walk_ok && s.truncated))
 		return failed(walk_failure(s.status));
 	std::vector<WalkedFrame> raw;
@@ -231,13 +285,19 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 	}
 	// In compiled code the walk started at g->jit_base as sampled, the
 	// frame the trace started in (its link slot is right below the base);
-	// the snapshot adds what the trace inlined above it.
+	// in the GC a trace ran, at L->base, which lj_gc_step_jit() set to it.
+	// The snapshot adds what the trace inlined above it, and the line.
 	std::optional<TraceFrames> compiled;
-	if (s.vmstate > 0 && !raw.empty())
-		compiled = trace_frames(trace_pc_candidates(s, at_allocator), raw[0].slot + 8,
+	bool from_trace =
+		s.vmstate > 0 || (s.jit_base && (named.labels.activity == VmActivity::gc ||
+						 named.labels.activity == VmActivity::compiled));
+	if (from_trace && !raw.empty())
+		compiled = trace_frames(trace_pc_candidates(s), raw[0].slot + 8, s.vmstate,
 					at_allocator);
 	size_t ninlined = compiled ? compiled->inlined.size() : 0;
 	if (compiled) {
+		// A side trace runs under its root's number: the code says whose.
+		named.labels.trace = compiled->trace;
 		raw[0].pc = compiled->base_pc;
 		std::vector<WalkedFrame> inlined;
 		for (size_t i = 0; i < ninlined; i++) {
@@ -261,24 +321,23 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 			frames = std::move(mixed);
 	}
 	if (s.truncated)
-		frames.insert(frames.begin(), {ProfileFrameKind::truncated, "", "", -1, -1, 0});
+		frames.insert(frames.begin(), {ProfileFrameKind::truncated, "", "", -1, -1});
 	std::string what = activity(state);
 	// In the interpreter without its registers (a sample in the kernel, or
 	// the userspace sampler not stopping the thread), the walk started at
 	// L->base: the frames as of the VM's last exit to C, not the pc's.
 	if (s.vmstate == -1 && s.start == LJ_PROFILE_FROM_STATE && !at_allocator)
 		what = "Lua, from L->base (no registers)";
+	// In compiled code no snapshot placed (an exit stub, a trace being
+	// replaced), the frames below the trace's start are right and its
+	// first frame is at the pc the trace was entered at (the C frame's);
+	// what the trace inlined above is unknown. The trace is a label.
 	if (what == "GC" || what == "JIT compiler")
-		frames.push_back({ProfileFrameKind::state, what, "", -1, -1, 0});
-	else if (what == "compiled trace" && !compiled)
-		// No snapshot covers the pc (an exit stub, a trace being
-		// replaced): the frames below are right, the innermost unknown.
-		frames.push_back({ProfileFrameKind::trace, "", "", -1, -1,
-				  s.vmstate > 0 ? uint32_t(s.vmstate) : 0});
+		frames.push_back({ProfileFrameKind::state, what, "", -1, -1});
 	else if (frames.empty())
 		// Native code that no Lua function called (an event loop
 		// between requests): a stack of its own, not an empty one.
-		frames.push_back({ProfileFrameKind::state, "no Lua frames", "", -1, -1, 0});
+		frames.push_back({ProfileFrameKind::state, "no Lua frames", "", -1, -1});
 	named.outcome = what;
 	return named;
 }

@@ -23,6 +23,7 @@ namespace ljcore {
 struct NamedSample {
 	std::vector<ProfileFrame> frames; // root first; empty when it failed
 	std::string outcome;              // "Lua", "C", "GC", ..., or "failed: ..."
+	ProfileLabels labels;
 	bool failure = false;
 	std::string without_native; // --native: why the native frames are missing
 };
@@ -59,11 +60,19 @@ private:
 
 	// The trace whose machine code holds ip, from the traces last read.
 	const Trace *trace_at(uint64_t ip) const;
+	// The first of ips (the pc, then return addresses) in a trace's
+	// code, and that trace; the traces are read again, now and then, when
+	// none is (the JIT compiled more, or flushed and renumbered). A
+	// return address is taken as the call before it.
+	std::pair<const Trace *, uint64_t> trace_pc(const std::vector<uint64_t> &ips,
+						    int32_t vmstate);
 	// The frames a sample in a trace runs, as the crash path rebuilds
 	// them: the snapshot covering the first of ips found in a trace's code
-	// gives the frames the trace inlined and the pc of its first frame.
+	// gives the frames the trace inlined and the pc of its first frame;
+	// where that snapshot cannot be restored, the nearest before it that
+	// can.
 	std::optional<TraceFrames> trace_frames(const std::vector<uint64_t> &ips, uint64_t jit_base,
-						bool at_allocator);
+						int32_t vmstate, bool at_allocator);
 	FunctionIdentity identity(uint64_t func);
 	// Appends the frames of a walk, named, root first.
 	void name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
@@ -72,6 +81,8 @@ private:
 	// The traces, read again when a sample's pc is in none of them (the
 	// JIT compiled more, or flushed and renumbered).
 	TraceSet traces_;
+	// Samples named since the traces were last read.
+	uint64_t since_read_ = 0;
 	std::map<FrameKey, ProfileFrame> names_;
 	CodeSymbolizer symbolize_;
 	const NativeSession *native_;

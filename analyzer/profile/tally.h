@@ -15,7 +15,7 @@ namespace ljcore {
 struct Tally {
 	uint64_t samples = 0;
 	std::map<std::string, std::pair<uint64_t, bool>> outcomes; // count, failure
-	std::map<std::vector<ProfileFrame>, uint64_t> stacks;
+	std::map<std::pair<std::vector<ProfileFrame>, ProfileLabels>, uint64_t> stacks;
 	// --native: samples left with their Lua frames only, by why.
 	std::map<std::string, uint64_t> without_native;
 
@@ -29,7 +29,7 @@ struct Tally {
 	void add(const NamedSample &named, uint64_t value = 1)
 	{
 		if (!named.frames.empty())
-			stacks[named.frames] += value;
+			stacks[{named.frames, named.labels}] += value;
 		if (!named.without_native.empty())
 			without_native[named.without_native]++;
 		count(named.outcome, named.failure);

@@ -205,8 +205,13 @@ void UserSampler::copy_native(const Thread &t, const user_regs_struct &r, lj_pro
 	// In DWARF order, as the BPF program copies them.
 	ThreadRegs regs = x86_64_thread_regs(r);
 	memcpy(out.regs, regs.dwarf.data(), sizeof out.regs);
-	iovec local{out.stack, LJ_PROFILE_STACK_BYTES};
-	iovec remote{reinterpret_cast<void *>(r.rsp), LJ_PROFILE_STACK_BYTES};
+	copy_stack(t, r.rsp, LJ_PROFILE_STACK_BYTES, out);
+}
+
+void UserSampler::copy_stack(const Thread &t, uint64_t sp, uint32_t bytes, lj_profile_sample &out)
+{
+	iovec local{out.stack, bytes};
+	iovec remote{reinterpret_cast<void *>(sp), bytes};
 	// A read that runs past the stack's top stops there.
 	ssize_t n = process_vm_readv(t.pid, &local, 1, &remote, 1, 0);
 	out.stack_len = n > 0 ? uint32_t(n) : 0;
@@ -245,6 +250,10 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 		lj_profile_end(&w, &out);
 	}
 	out.stack_len = copied;
+	// As the BPF program does: a helper a trace called is left by the
+	// trace's return address, up the stack.
+	if (blocking_ && !copied && out.jit_base)
+		copy_stack(t, regs.sp, LJ_PROFILE_TRACE_STACK_BYTES, out);
 	if (blocking_)
 		cont(t);
 }

@@ -5,7 +5,8 @@
 //
 // By default the process is not stopped, so its registers are unknown: a
 // sample in the interpreter is walked from L->base, the frames as of the
-// VM's last exit to C, and a sample in a trace ends in "[trace N]". With
+// VM's last exit to C, and a sample in a trace at the line it was entered
+// at (what it inlined unknown). With
 // blocking, each sample stops the VM thread (PTRACE_INTERRUPT) for as long
 // as its walk takes, and walks from its registers as the BPF program does.
 // Either way a thread that is not running is not walked (an idle sample),
@@ -61,6 +62,9 @@ private:
 	bool stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out);
 	// --native: the registers and the stack above sp, for unwinding.
 	static void copy_native(const Thread &t, const user_regs_struct &r, lj_profile_sample &out);
+	// Up to bytes of the stack from sp into out.stack.
+	static void copy_stack(const Thread &t, uint64_t sp, uint32_t bytes,
+			       lj_profile_sample &out);
 	void cont(Thread &t);
 	// Blocking: what the kernel reports of a seized thread (a signal to
 	// deliver, a group-stop, its exit, our stop), handled at once.

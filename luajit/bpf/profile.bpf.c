@@ -78,6 +78,8 @@ int sample_lua(struct bpf_perf_event_data *ctx)
 	walk_sample(vm, &regs, out);
 	if (vm->native && regs.user)
 		copy_native(ctx, out);
+	else if (out->jit_base && regs.user)
+		copy_stack(out, regs.sp, LJ_PROFILE_TRACE_STACK_BYTES);
 	bpf_ringbuf_submit(out, 0);
 	return 0;
 }

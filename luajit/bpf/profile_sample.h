@@ -17,6 +17,10 @@
  * stack from sp, which userspace unwinds as perf --call-graph=dwarf does. */
 #define LJ_PROFILE_NREGS 17
 #define LJ_PROFILE_STACK_BYTES 8192
+/* In a trace, or in a helper it called (g->jit_base set), this much of
+ * the user stack: the helper's frames are below the trace's return
+ * address, which the snapshot covering it is found by. */
+#define LJ_PROFILE_TRACE_STACK_BYTES 2048
 
 /* One per profiled process, keyed by its tgid. */
 struct lj_profile_vm {
@@ -69,8 +73,10 @@ struct lj_profile_sample {
 	u64 L;         /* the coroutine walked */
 	u64 bad_addr;  /* where a failed walk could not read */
 	u64 cframe;    /* L->cframe, for placing the Lua frames among native ones */
+	u64 jit_base;  /* g->jit_base: nonzero in a trace or what it called */
 	struct lj_profile_frame frames[LJ_PROFILE_MAX_FRAMES];
-	/* --native only: stack_len 0 when nothing could be copied. */
+	/* --native, or LJ_PROFILE_TRACE_STACK_BYTES of it with jit_base set:
+	 * stack_len 0 when nothing could be copied. */
 	u64 regs[LJ_PROFILE_NREGS];
 	u32 stack_len;
 	u32 pad;

@@ -38,20 +38,16 @@ TEST_CASE("profile frame labels")
 	CHECK(profile_frame_label(of_kind(ProfileFrameKind::c, "pcall")) == "[C] pcall");
 	CHECK(profile_frame_label(of_kind(ProfileFrameKind::state, "GC")) == "[GC]");
 	CHECK(profile_frame_label(of_kind(ProfileFrameKind::truncated, "")) == "[truncated]");
-	ProfileFrame t = lua("loop", "y.lua", 5, 1);
-	t.kind = ProfileFrameKind::trace;
-	t.trace = 7;
-	CHECK(profile_frame_label(t) == "[trace 7] loop y.lua:5");
 	CHECK(profile_frame_label(lua("a;b\n\xff", "z.lua", 1, 1)) == "a:b\\n\\xff z.lua:1");
 }
 
 TEST_CASE("folded stacks sum what labels the same, root first")
 {
 	Profile p;
-	ProfileStack s1{{lua("", "m.lua", 9, 0), lua("f", "m.lua", 2, 1)}, 3};
+	ProfileStack s1{{lua("", "m.lua", 9, 0), lua("f", "m.lua", 2, 1)}, 3, {}};
 	ProfileStack s2 = s1;
 	s2.value = 4;
-	ProfileStack s3{{lua("", "m.lua", 9, 0)}, 1};
+	ProfileStack s3{{lua("", "m.lua", 9, 0)}, 1, {}};
 	p.stacks = {s1, s3, s2};
 	std::ostringstream out;
 	render_profile_folded(out, p);

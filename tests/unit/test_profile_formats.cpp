@@ -33,9 +33,9 @@ Profile nested()
 	p.rate_hz = 100;
 	ProfileFrame main = lua("", "m.lua", 9, 0);
 	// Two prototypes named alike label the same: one frame in every format.
-	p.stacks = {{{main, lua("f", "m.lua", 2)}, 3},
-		    {{main, lua("f", "m.lua", 2), lua("g", "m.lua", 5)}, 5},
-		    {{main, lua("f", "m.lua", 2, 7)}, 2}};
+	p.stacks = {{{main, lua("f", "m.lua", 2)}, 3, {}},
+		    {{main, lua("f", "m.lua", 2), lua("g", "m.lua", 5)}, 5, {}},
+		    {{main, lua("f", "m.lua", 2, 7)}, 2, {}}};
 	p.samples = 12;
 	p.outcomes = {{"lua", 10, false}, {"stack read failed", 2, true}};
 	return p;
@@ -47,7 +47,7 @@ Profile hostile()
 	Profile p = nested();
 	std::string nasty = "a;b<c>&d]]>\"'\xff\xfe\x01\x1b[31m\t\n\xef\xbf\xbe\xc3" +
 			    std::string(1, '\0') + std::string(5000, 'x');
-	p.stacks.push_back({{lua(nasty, "<&>\x80.lua", 1), lua("ok", "\xc0\xaf", 2)}, 4});
+	p.stacks.push_back({{lua(nasty, "<&>\x80.lua", 1), lua("ok", "\xc0\xaf", 2)}, 4, {}});
 	return p;
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("svg: empty, deep and wide profiles")
 	CHECK(empty.find("<title>all (0 samples, 100.00%)</title>") != std::string::npos);
 
 	Profile deep;
-	ProfileStack s{{}, 1};
+	ProfileStack s{{}, 1, {}};
 	for (int i = 0; i < 2000; i++)
 		s.frames.push_back(lua("f" + std::to_string(i), "d.lua", i));
 	deep.stacks.push_back(s);
@@ -123,7 +123,8 @@ TEST_CASE("svg: empty, deep and wide profiles")
 	for (int i = 0; i < 10000; i++)
 		wide.stacks.push_back(
 			{{lua("main", "w.lua", 1), lua("leaf" + std::to_string(i), "w.lua", 2)},
-			 1});
+			 1,
+			 {}});
 	svg = rendered(render_profile_svg, wide);
 	CHECK(count(svg, "<g data-x=") == 2);
 	CHECK(svg.find(">10000 frames narrower than 0.1% of all samples are not drawn") !=
