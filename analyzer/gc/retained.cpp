@@ -22,7 +22,6 @@ namespace ljcore {
 namespace {
 
 using Node = RetainedHeap::Node;
-constexpr Node none = RetainedHeap::none;
 
 // Problems listed one by one; past this many, only their number.
 constexpr uint64_t max_listed_problems = 16;
