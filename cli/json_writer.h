@@ -29,7 +29,8 @@ public:
 	void end_array();
 
 	// The next member's name: plain ASCII, in increasing byte order within
-	// an object (a std::map's order, so that output matches print_json).
+	// an object (a std::map's order, so that output matches print_json);
+	// std::logic_error otherwise.
 	JsonWriter &key(std::string_view name);
 
 	void value(std::string_view bytes); // target bytes: any byte allowed

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <stdexcept>
 
 #include "cli/json_writer.h"
 #include "cli/render_bytes.h"
@@ -86,4 +87,14 @@ TEST_CASE("JsonWriter writes scalars and empty documents as print_json does")
 		w.finish();
 		CHECK(out.str() == printed(doc));
 	}
+}
+
+TEST_CASE("JsonWriter refuses members out of name order")
+{
+	std::ostringstream out;
+	JsonWriter w(out);
+	w.begin_object();
+	w.key("b").value(1);
+	CHECK_THROWS_AS(w.key("a"), std::logic_error);
+	CHECK_THROWS_AS(w.key("b"), std::logic_error);
 }
