@@ -3,8 +3,6 @@
 
 #include <ostream>
 
-#include <nlohmann/json.hpp>
-
 #include "analyzer/model/analysis.h"
 #include "analyzer/model/lua_text.h"
 
@@ -24,8 +22,8 @@ void render_lua_text(std::ostream &out, const Analysis &a, const RenderOptions &
 // Exactly what LuaJIT's debug.traceback("", level) prints after the
 // message line, for each VM's current coroutine.
 void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o);
-// The whole model as JSON (schema_version in the document).
-nlohmann::json analysis_json(const Analysis &a);
+// The whole model as JSON (schema_version in the document), written as it
+// is produced.
 void render_json(std::ostream &out, const Analysis &a);
 // One traceback in debug.traceback's format, from first_level on.
 void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level);
@@ -33,7 +31,6 @@ void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level)
 // ljcore gc: each VM's heap census (text, JSON).
 void render_gc(std::ostream &out, const Analysis &a);
 void render_gc_json(std::ostream &out, const Analysis &a);
-nlohmann::json gc_census_json(const GcCensus &c);
 // gc --retained (render_gc_retained.cpp): text, and vms[].retained[].
 void render_gc_retained(std::ostream &out, const GcRetained &r);
 nlohmann::json gc_retained_json(const GcRetained &r);

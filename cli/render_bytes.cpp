@@ -43,6 +43,8 @@ void append_escaped(std::string &out, uint8_t b)
 	append_hex_byte(out, b);
 }
 
+} // namespace
+
 bool is_utf8(std::string_view s)
 {
 	for (size_t i = 0, n; i < s.size(); i += n)
@@ -51,7 +53,6 @@ bool is_utf8(std::string_view s)
 	return true;
 }
 
-// UTF-8 sequences as they are, every other byte as the text \xNN.
 std::string escape_non_utf8(std::string_view s)
 {
 	std::string out;
@@ -75,6 +76,8 @@ std::string hex_bytes(std::string_view s)
 		append_hex_byte(out, uint8_t(c));
 	return out;
 }
+
+namespace {
 
 // Encodes v in place; returns what its "<name>_hex" sibling holds, or null
 // when v needs none.
@@ -146,9 +149,9 @@ std::string printable(std::string_view bytes)
 	return out;
 }
 
-void encode_target_bytes(json &doc)
+json encode_target_bytes(json &doc)
 {
-	encode(doc);
+	return encode(doc);
 }
 
 void print_json(std::ostream &out, json doc)

@@ -2,6 +2,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "cli/json_writer.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 
@@ -108,9 +109,7 @@ json object_json(const GcObject &o)
 	return j;
 }
 
-} // namespace
-
-nlohmann::json gc_census_json(const GcCensus &c)
+json gc_census_json(const GcCensus &c)
 {
 	json types = json::object();
 	for (size_t i = 0; i < gc_type_count; i++) {
@@ -154,6 +153,8 @@ nlohmann::json gc_census_json(const GcCensus &c)
 	return j;
 }
 
+} // namespace
+
 void render_gc(std::ostream &out, const Analysis &a)
 {
 	for (auto &vm : a.vms) {
@@ -173,26 +174,37 @@ void render_gc(std::ostream &out, const Analysis &a)
 
 void render_gc_json(std::ostream &out, const Analysis &a)
 {
-	json vms = json::array();
+	// Streamed, VM by VM; members in name order, as the writer needs.
+	JsonWriter w(out);
+	w.begin_object();
+	w.key("problems").value(a.diagnostics.problems());
+	w.key("schema_version").value(Analysis::schema_version);
+	w.key("source").value(a.source);
+	w.key("vms").begin_array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", hex(vm.global_state)}, {"layout", vm.layout}};
-		if (vm.gc)
-			v["gc"] = gc_census_json(*vm.gc);
-		if (vm.gc && vm.gc->retained) {
-			const GcRetained &r = *vm.gc->retained;
-			v["retained"] = gc_retained_json(r);
-			v["gc"]["retained"] = {{"objects", r.objects},
-					       {"objects_listed", r.objects_listed},
-					       {"reachable_bytes", r.reachable_bytes},
-					       {"complete", r.complete}};
+		w.begin_object();
+		// A census is as big as its top lists, whatever the heap's size.
+		if (vm.gc) {
+			json census = gc_census_json(*vm.gc);
+			if (vm.gc->retained) {
+				const GcRetained &r = *vm.gc->retained;
+				census["retained"] = {{"objects", r.objects},
+						      {"objects_listed", r.objects_listed},
+						      {"reachable_bytes", r.reachable_bytes},
+						      {"complete", r.complete}};
+			}
+			w.key("gc").value(std::move(census));
 		}
-		vms.push_back(std::move(v));
+		w.key("global_state").value(hex(vm.global_state));
+		w.key("layout").value(vm.layout);
+		// "retained" sorts after "layout".
+		if (vm.gc && vm.gc->retained)
+			w.key("retained").value(gc_retained_json(*vm.gc->retained));
+		w.end_object();
 	}
-	json doc = {{"schema_version", Analysis::schema_version},
-		    {"source", a.source},
-		    {"vms", vms},
-		    {"problems", a.diagnostics.problems()}};
-	print_json(out, std::move(doc));
+	w.end_array();
+	w.end_object();
+	w.finish();
 }
 
 } // namespace ljcore

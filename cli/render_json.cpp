@@ -1,183 +1,226 @@
-// The result model as JSON. Addresses are "0x..." strings: JSON numbers
-// lose precision above 2^53.
-#include <nlohmann/json.hpp>
-
+// The result model as JSON, streamed (json_writer.h): nothing of the
+// document is held but the path to what is being written. Addresses are
+// "0x..." strings: JSON numbers lose precision above 2^53. Members are
+// written in the byte order of their names, as the writer needs.
+#include "cli/json_writer.h"
 #include "cli/render.h"
-#include "cli/render_bytes.h"
 #include "cli/render_values.h"
 
 namespace ljcore {
 
 namespace {
 
-using nlohmann::json;
-
-json lua_stack_json(const LuaStack &s)
+void lua_frame_json(JsonWriter &w, const LuaFrame &f)
 {
-	json frames = json::array();
-	for (auto &f : s.frames) {
-		json j = {
-			{"level", f.level},
-			{"what", f.what},
-			{"source", f.source},
-			{"short_src", f.short_src},
-			{"current_line", f.current_line},
-			{"line_defined", f.line_defined},
-			{"namewhat", f.namewhat},
-			{"name", f.name},
-			{"ffid", f.ffid},
-			{"slot", hex(f.slot)},
-			{"function", hex(f.function)},
-			{"pc", hex(f.pc)},
-			{"frame_type", f.frame_type},
-		};
-		if (f.c_function)
-			j["c_function"] = hex(f.c_function);
-		if (!f.c_symbol.empty())
-			j["c_symbol"] = f.c_symbol;
-		if (!f.problem.empty())
-			j["problem"] = f.problem;
-		if (f.trace)
-			j["trace"] = f.trace;
-		if (f.inlined)
-			j["inlined"] = true;
-		add_frame_variables_json(j, f.variables);
-		frames.push_back(std::move(j));
-	}
-	json j = {{"L", hex(s.L)}, {"complete", s.complete}, {"frames", frames}};
+	w.begin_object();
+	if (f.c_function)
+		w.key("c_function").value(hex(f.c_function));
+	if (!f.c_symbol.empty())
+		w.key("c_symbol").value(f.c_symbol);
+	w.key("current_line").value(f.current_line);
+	w.key("ffid").value(f.ffid);
+	w.key("frame_type").value(f.frame_type);
+	w.key("function").value(hex(f.function));
+	if (f.inlined)
+		w.key("inlined").value(true);
+	w.key("level").value(f.level);
+	w.key("line_defined").value(f.line_defined);
+	write_frame_locals_json(w, f.variables);
+	w.key("name").value(f.name);
+	w.key("namewhat").value(f.namewhat);
+	w.key("pc").value(hex(f.pc));
+	if (!f.problem.empty())
+		w.key("problem").value(f.problem);
+	w.key("short_src").value(f.short_src);
+	w.key("slot").value(hex(f.slot));
+	w.key("source").value(f.source);
+	if (f.trace)
+		w.key("trace").value(f.trace);
+	write_frame_upvalues_json(w, f.variables);
+	w.key("what").value(f.what);
+	w.end_object();
+}
+
+void lua_stack_json(JsonWriter &w, const LuaStack &s)
+{
+	w.begin_object();
+	w.key("L").value(hex(s.L));
+	w.key("complete").value(s.complete);
+	w.key("frames").begin_array();
+	for (auto &f : s.frames)
+		lua_frame_json(w, f);
+	w.end_array();
 	if (!s.complete)
-		j["stop_reason"] = s.stop_reason;
-	return j;
+		w.key("stop_reason").value(s.stop_reason);
+	w.end_object();
 }
 
-json signal_json(const Analysis &a)
+void signal_json(JsonWriter &w, const Analysis &a)
 {
-	json sig = {{"number", a.signal}, {"name", signal_name(a.signal)}, {"code", a.signal_code}};
+	w.begin_object();
+	w.key("code").value(a.signal_code);
 	if (a.has_fault_addr)
-		sig["fault_address"] = hex(a.fault_addr);
-	return sig;
+		w.key("fault_address").value(hex(a.fault_addr));
+	w.key("name").value(signal_name(a.signal));
+	w.key("number").value(a.signal);
+	w.end_object();
 }
 
-json coroutine_json(const Coroutine &co)
+void coroutine_json(JsonWriter &w, const Coroutine &co)
 {
-	json c = {{"L", hex(co.L)},
-		  {"status", co.status},
-		  {"stack", lua_stack_json(co.stack)}};
+	w.begin_object();
+	w.key("L").value(hex(co.L));
 	if (co.resumed)
-		c["resumed"] = hex(co.resumed);
-	return c;
+		w.key("resumed").value(hex(co.resumed));
+	w.key("stack");
+	lua_stack_json(w, co.stack);
+	w.key("status").value(co.status);
+	w.end_object();
 }
 
-json vm_json(const VmResult &vm)
+void request_json(JsonWriter &w, const NginxRequest &r)
 {
-	json coroutines = json::array();
+	w.begin_object();
+	w.key("L").value(hex(r.L));
+	w.key("client").value(r.client);
+	w.key("found_by").value(r.found_by);
+	w.key("host").value(r.host);
+	w.key("method").value(r.method);
+	w.key("request").value(hex(r.request));
+	w.key("uri").value(r.uri);
+	w.end_object();
+}
+
+void vm_json(JsonWriter &w, const VmResult &vm)
+{
+	w.begin_object();
+	w.key("checks").value(vm.checks);
+	w.key("coroutines").begin_array();
 	for (auto &co : vm.coroutines)
-		coroutines.push_back(coroutine_json(co));
-	json v = {{"global_state", hex(vm.global_state)},
-		  {"found_by", vm.found_by},
-		  {"checks", vm.checks},
-		  {"layout", vm.layout},
-		  {"layout_source", vm.layout_source},
-		  {"vmstate", vm.vmstate},
-		  {"vmstate_text", vm.vmstate_text},
-		  {"gc_total", vm.gc_total},
-		  {"main_thread", hex(vm.main_thread)},
-		  {"current_thread", hex(vm.current_thread)},
-		  {"stack", lua_stack_json(vm.stack)},
-		  {"coroutines", coroutines}};
-	if (vm.layout_matches_version)
-		v["layout_matches_version"] = *vm.layout_matches_version;
+		coroutine_json(w, co);
+	w.end_array();
+	w.key("current_thread").value(hex(vm.current_thread));
 	// Only when there are some: the other states depend on the native
 	// stacks, which regression fixtures leave out.
-	for (auto &s : vm.entered)
-		v["entered"].push_back(lua_stack_json(s));
+	if (!vm.entered.empty()) {
+		w.key("entered").begin_array();
+		for (auto &s : vm.entered)
+			lua_stack_json(w, s);
+		w.end_array();
+	}
+	w.key("found_by").value(vm.found_by);
+	w.key("gc_total").value(vm.gc_total);
+	w.key("global_state").value(hex(vm.global_state));
+	w.key("layout").value(vm.layout);
+	if (vm.layout_matches_version)
+		w.key("layout_matches_version").value(*vm.layout_matches_version);
+	w.key("layout_source").value(vm.layout_source);
+	w.key("main_thread").value(hex(vm.main_thread));
 	// Only in an nginx worker's VM.
-	for (auto &r : vm.requests)
-		v["requests"].push_back({{"L", hex(r.L)},
-					 {"request", hex(r.request)},
-					 {"found_by", r.found_by},
-					 {"method", r.method},
-					 {"uri", r.uri},
-					 {"host", r.host},
-					 {"client", r.client}});
-	return v;
+	if (!vm.requests.empty()) {
+		w.key("requests").begin_array();
+		for (auto &r : vm.requests)
+			request_json(w, r);
+		w.end_array();
+	}
+	w.key("stack");
+	lua_stack_json(w, vm.stack);
+	w.key("vmstate").value(vm.vmstate);
+	w.key("vmstate_text").value(vm.vmstate_text);
+	w.end_object();
 }
 
-json version_string_json(const VersionString &vs)
+void version_string_json(JsonWriter &w, const VersionString &vs)
 {
-	return {{"text", vs.text},
-		{"address", hex(vs.addr)},
-		{"module", vs.module},
-		{"layouts", vs.layouts}};
+	w.begin_object();
+	w.key("address").value(hex(vs.addr));
+	w.key("layouts").value(vs.layouts);
+	w.key("module").value(vs.module);
+	w.key("text").value(vs.text);
+	w.end_object();
+}
+
+void lua_run_json(JsonWriter &w, const LuaRun &run)
+{
+	w.begin_object();
+	w.key("L").value(hex(run.L));
+	w.key("cframe").value(hex(run.cframe));
+	w.key("count").value(run.count);
+	w.key("first_level").value(run.first_level);
+	if (run.native_frame)
+		w.key("native_frame").value(*run.native_frame);
+	w.key("vm").value(run.vm);
+	w.end_object();
 }
 
 // The native frames of a thread, and where its Lua frames stand among them.
-json thread_json(const ThreadResult &t)
+void thread_json(JsonWriter &w, const ThreadResult &t)
 {
-	json frames = json::array();
-	for (auto &f : t.frames)
-		frames.push_back({{"pc", hex(f.pc)},
-				  {"function", f.function},
-				  {"offset", f.offset},
-				  {"module", f.module},
-				  {"activation", f.activation}});
-	json runs = json::array();
-	for (auto &run : t.lua_runs) {
-		json r = {{"vm", run.vm},
-			  {"L", hex(run.L)},
-			  {"cframe", hex(run.cframe)},
-			  {"first_level", run.first_level},
-			  {"count", run.count}};
-		if (run.native_frame)
-			r["native_frame"] = *run.native_frame;
-		runs.push_back(std::move(r));
+	w.begin_object();
+	w.key("crashed").value(t.crashed);
+	w.key("frames").begin_array();
+	for (auto &f : t.frames) {
+		w.begin_object();
+		w.key("activation").value(f.activation);
+		w.key("function").value(f.function);
+		w.key("module").value(f.module);
+		w.key("offset").value(f.offset);
+		w.key("pc").value(hex(f.pc));
+		w.end_object();
 	}
-	json j = {{"tid", t.tid},
-		  {"crashed", t.crashed},
-		  {"signal", t.signal},
-		  {"frames", frames},
-		  {"lua_runs", runs}};
-	if (t.vm_frame) {
-		j["lua_below_frame"] = *t.vm_frame;
-		j["vm"] = *t.vm_index;
-	}
+	w.end_array();
+	if (t.vm_frame)
+		w.key("lua_below_frame").value(*t.vm_frame);
+	w.key("lua_runs").begin_array();
+	for (auto &run : t.lua_runs)
+		lua_run_json(w, run);
+	w.end_array();
+	w.key("signal").value(t.signal);
 	if (!t.stop_reason.empty())
-		j["stop_reason"] = t.stop_reason;
-	return j;
+		w.key("stop_reason").value(t.stop_reason);
+	w.key("tid").value(t.tid);
+	if (t.vm_frame)
+		w.key("vm").value(*t.vm_index);
+	w.end_object();
 }
 
 } // namespace
 
-nlohmann::json analysis_json(const Analysis &a)
-{
-	json doc;
-	doc["schema_version"] = Analysis::schema_version;
-	doc["source"] = a.source;
-	if (a.live)
-		doc["paused_us"] = a.paused_us;
-	doc["arch"] = a.arch;
-	doc["process"] = {{"pid", a.pid}, {"name", a.process_name}, {"args", a.process_args}};
-	if (a.signal)
-		doc["signal"] = signal_json(a);
-	json vms = json::array();
-	for (auto &vm : a.vms)
-		vms.push_back(vm_json(vm));
-	// Only when found: what a core alone holds rarely has it.
-	if (a.version_string)
-		doc["version_string"] = version_string_json(*a.version_string);
-	doc["vms"] = vms;
-	json threads = json::array();
-	for (auto &t : a.threads)
-		threads.push_back(thread_json(t));
-	doc["threads"] = threads;
-	doc["problems"] = a.diagnostics.problems();
-	doc["evidence"] = a.diagnostics.evidence();
-	return doc;
-}
-
 void render_json(std::ostream &out, const Analysis &a)
 {
-	print_json(out, analysis_json(a));
+	JsonWriter w(out);
+	w.begin_object();
+	w.key("arch").value(a.arch);
+	w.key("evidence").value(a.diagnostics.evidence());
+	if (a.live)
+		w.key("paused_us").value(a.paused_us);
+	w.key("problems").value(a.diagnostics.problems());
+	w.key("process").begin_object();
+	w.key("args").value(a.process_args);
+	w.key("name").value(a.process_name);
+	w.key("pid").value(a.pid);
+	w.end_object();
+	w.key("schema_version").value(Analysis::schema_version);
+	if (a.signal) {
+		w.key("signal");
+		signal_json(w, a);
+	}
+	w.key("source").value(a.source);
+	w.key("threads").begin_array();
+	for (auto &t : a.threads)
+		thread_json(w, t);
+	w.end_array();
+	// Only when found: what a core alone holds rarely has it.
+	if (a.version_string) {
+		w.key("version_string");
+		version_string_json(w, *a.version_string);
+	}
+	w.key("vms").begin_array();
+	for (auto &vm : a.vms)
+		vm_json(w, vm);
+	w.end_array();
+	w.end_object();
+	w.finish();
 }
 
 } // namespace ljcore

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "cli/json_writer.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 #include "luajit/ir_names.h"
@@ -54,8 +55,6 @@ json ir_json(const Trace &t)
 	return ir;
 }
 
-} // namespace
-
 json listing_json(const Trace &t)
 {
 	json lines = json::array();
@@ -83,65 +82,72 @@ json listing_json(const Trace &t)
 	return lines;
 }
 
-json trace_set_json(const TraceSet &set, bool with_listing)
+// One trace: small enough to build whole, however many traces there are.
+json trace_json(const Trace &t, bool with_listing)
 {
-	json traces = json::array();
-	for (auto &t : set.traces) {
-		json snaps = json::array();
-		for (auto &s : t.snapshots)
-			snaps.push_back({{"ref", int64_t(s.ref) - LJ_REF_BIAS},
-					 {"mcofs", s.mcofs},
-					 {"nslots", s.nslots},
-					 {"topslot", s.topslot},
-					 {"count", s.count},
-					 {"pc", hex(s.pc)},
-					 {"entries", s.entries}});
-		json j = {{"number", t.number},
-			  {"address", hex(t.address)},
-			  {"root", t.root},
-			  {"link", t.link},
-			  {"linktype", t.linktype},
-			  {"nextroot", t.nextroot},
-			  {"nextside", t.nextside},
-			  {"nchild", t.nchild},
-			  {"start",
-			   {{"proto", hex(t.start_proto)},
-			    {"pc", hex(t.start_pc)},
-			    {"loc", t.start_loc}}},
-			  {"nins", t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0},
-			  {"nk", LJ_REF_BIAS - int64_t(t.nk)},
-			  {"nsnap", t.snapshots.size()},
-			  {"mcode",
-			   {{"address", hex(t.mcode)},
-			    {"size", t.szmcode},
-			    {"loop", t.mcloop},
-			    {"spadjust", t.spadjust}}},
-			  {"ir", ir_json(t)},
-			  {"snapshots", std::move(snaps)}};
-		if (!t.start_function.empty())
-			j["start"]["function"] = t.start_function;
-		if (t.exits >= 0)
-			j["exits"] = t.exits;
-		if (t.parent) {
-			j["parent"] = t.parent;
-			j["parent_exit"] = t.parent_exit;
-		}
-		if (with_listing)
-			j["mcode"]["listing"] = listing_json(t);
-		if (!t.problem.empty())
-			j["problem"] = t.problem;
-		traces.push_back(std::move(j));
+	json snaps = json::array();
+	for (auto &s : t.snapshots)
+		snaps.push_back({{"ref", int64_t(s.ref) - LJ_REF_BIAS},
+				 {"mcofs", s.mcofs},
+				 {"nslots", s.nslots},
+				 {"topslot", s.topslot},
+				 {"count", s.count},
+				 {"pc", hex(s.pc)},
+				 {"entries", s.entries}});
+	json j = {{"number", t.number},
+		  {"address", hex(t.address)},
+		  {"root", t.root},
+		  {"link", t.link},
+		  {"linktype", t.linktype},
+		  {"nextroot", t.nextroot},
+		  {"nextside", t.nextside},
+		  {"nchild", t.nchild},
+		  {"start",
+		   {{"proto", hex(t.start_proto)}, {"pc", hex(t.start_pc)}, {"loc", t.start_loc}}},
+		  {"nins", t.nins > LJ_REF_BIAS ? t.nins - LJ_REF_BIAS - 1 : 0},
+		  {"nk", LJ_REF_BIAS - int64_t(t.nk)},
+		  {"nsnap", t.snapshots.size()},
+		  {"mcode",
+		   {{"address", hex(t.mcode)},
+		    {"size", t.szmcode},
+		    {"loop", t.mcloop},
+		    {"spadjust", t.spadjust}}},
+		  {"ir", ir_json(t)},
+		  {"snapshots", std::move(snaps)}};
+	if (!t.start_function.empty())
+		j["start"]["function"] = t.start_function;
+	if (t.exits >= 0)
+		j["exits"] = t.exits;
+	if (t.parent) {
+		j["parent"] = t.parent;
+		j["parent_exit"] = t.parent_exit;
 	}
-	json j = {{"fork", set.fork},
-		  {"gc64", set.gc64},
-		  {"jit_state", hex(set.jit_state)},
-		  {"sizetrace", set.sizetrace},
-		  {"executing", set.executing},
-		  {"traces", std::move(traces)}};
-	if (!set.problem.empty())
-		j["problem"] = set.problem;
+	if (with_listing)
+		j["mcode"]["listing"] = listing_json(t);
+	if (!t.problem.empty())
+		j["problem"] = t.problem;
 	return j;
 }
+
+// Members in name order, as the writer needs them.
+void trace_set_json(JsonWriter &w, const TraceSet &set, bool with_listing)
+{
+	w.begin_object();
+	w.key("executing").value(set.executing);
+	w.key("fork").value(set.fork);
+	w.key("gc64").value(set.gc64);
+	w.key("jit_state").value(hex(set.jit_state));
+	if (!set.problem.empty())
+		w.key("problem").value(set.problem);
+	w.key("sizetrace").value(set.sizetrace);
+	w.key("traces").begin_array();
+	for (auto &t : set.traces)
+		w.value(trace_json(t, with_listing));
+	w.end_array();
+	w.end_object();
+}
+
+} // namespace
 
 void render_trace_mcode(std::ostream &out, const Trace &t)
 {
@@ -244,19 +250,26 @@ void render_trace_table(std::ostream &out, const Analysis &a)
 
 void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing)
 {
-	json vms = json::array();
+	JsonWriter w(out);
+	w.begin_object();
+	w.key("arch").value(a.arch);
+	w.key("problems").value(a.diagnostics.problems());
+	w.key("schema_version").value(Analysis::schema_version);
+	w.key("source").value(a.source);
+	w.key("vms").begin_array();
 	for (auto &vm : a.vms) {
-		json v = {{"global_state", hex(vm.global_state)}, {"layout", vm.layout}};
-		if (vm.traces)
-			v["traces"] = trace_set_json(*vm.traces, with_listing);
-		vms.push_back(std::move(v));
+		w.begin_object();
+		w.key("global_state").value(hex(vm.global_state));
+		w.key("layout").value(vm.layout);
+		if (vm.traces) {
+			w.key("traces");
+			trace_set_json(w, *vm.traces, with_listing);
+		}
+		w.end_object();
 	}
-	json j = {{"schema_version", Analysis::schema_version},
-		  {"source", a.source},
-		  {"arch", a.arch},
-		  {"vms", std::move(vms)},
-		  {"problems", a.diagnostics.problems()}};
-	print_json(out, std::move(j));
+	w.end_array();
+	w.end_object();
+	w.finish();
 }
 
 int render_one_trace(std::ostream &out, const Analysis &a, uint32_t number, bool mcode, int status)

@@ -5,8 +5,6 @@
 #include <ostream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "analyzer/model/analysis.h"
 
 namespace ljcore {
@@ -22,10 +20,8 @@ void render_trace_ir(std::ostream &out, const TraceSet &set, const Trace &t);
 // The machine code listing: address, instruction, and what LuaJIT's layout
 // says of it (entry, loop, exit and its snapshot, link to another trace).
 void render_trace_mcode(std::ostream &out, const Trace &t);
-// with_listing: each trace's disassembly too.
-nlohmann::json trace_set_json(const TraceSet &set, bool with_listing);
 // Every VM's traces as JSON: schema_version, source, arch, vms[] {global_state,
-// layout, traces}.
+// layout, traces}; with_listing: each trace's disassembly too.
 void render_traces_json(std::ostream &out, const Analysis &a, bool with_listing);
 // Trace `number` of the first VM that has it, as render_trace_ir prints it;
 // returns the exit status: status, or exit_partial/exit_no_vm when the

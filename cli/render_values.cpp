@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "analyzer/model/lua_text.h"
+#include "cli/json_writer.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 
@@ -268,27 +269,42 @@ void render_frame_variables(std::ostream &out, const FrameVariables &vars,
 		out << indent << "(" << printable(vars.note) << ")\n";
 }
 
-void add_frame_variables_json(nlohmann::json &frame, const FrameVariables &vars)
+namespace {
+
+void variables_json(JsonWriter &w, const std::vector<Variable> &vs)
+{
+	w.begin_array();
+	for (const Variable &v : vs) {
+		w.begin_object();
+		if (v.value.address)
+			w.key("address").value(hex(v.value.address));
+		w.key("kind").value(v.kind);
+		w.key("name").value(v.name);
+		w.key("type").value(value_type_name(v.value));
+		w.key("value").value(render_value(v.value));
+		w.end_object();
+	}
+	w.end_array();
+}
+
+} // namespace
+
+void write_frame_locals_json(JsonWriter &w, const FrameVariables &vars)
 {
 	if (!vars.read)
 		return;
-	auto list = [](const std::vector<Variable> &vs) {
-		nlohmann::json a = nlohmann::json::array();
-		for (const Variable &v : vs) {
-			nlohmann::json j = {{"name", v.name},
-					    {"kind", v.kind},
-					    {"type", value_type_name(v.value)},
-					    {"value", render_value(v.value)}};
-			if (v.value.address)
-				j["address"] = hex(v.value.address);
-			a.push_back(std::move(j));
-		}
-		return a;
-	};
-	frame["locals"] = list(vars.locals);
-	frame["upvalues"] = list(vars.upvalues);
+	w.key("locals");
+	variables_json(w, vars.locals);
 	if (!vars.note.empty())
-		frame["locals_note"] = vars.note;
+		w.key("locals_note").value(vars.note);
+}
+
+void write_frame_upvalues_json(JsonWriter &w, const FrameVariables &vars)
+{
+	if (vars.read) {
+		w.key("upvalues");
+		variables_json(w, vars.upvalues);
+	}
 }
 
 } // namespace ljcore

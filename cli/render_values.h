@@ -5,8 +5,6 @@
 #include <ostream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "analyzer/model/value_model.h"
 
 namespace ljcore {
@@ -22,8 +20,11 @@ const char *value_type_name(const LuaValue &v);
 void render_frame_variables(std::ostream &out, const FrameVariables &vars,
 			    const std::string &indent);
 
-// Adds "locals" and "upvalues" ({name, kind, type, value, address}) to a
-// frame's JSON object, when --locals read them.
-void add_frame_variables_json(nlohmann::json &frame, const FrameVariables &vars);
+class JsonWriter;
+// A frame's "locals" and "locals_note", then (members come in name order,
+// so apart) its "upvalues": lists of {address, kind, name, type, value},
+// when --locals read them.
+void write_frame_locals_json(JsonWriter &w, const FrameVariables &vars);
+void write_frame_upvalues_json(JsonWriter &w, const FrameVariables &vars);
 
 } // namespace ljcore

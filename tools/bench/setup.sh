@@ -5,7 +5,7 @@ variant=upstream-gc64-debug
 "$root/tools/build-luajit.sh" "$variant" >/dev/null
 "$root/tools/build.sh" >/dev/null
 exe=$root/build/luajit/$variant/src/luajit
-ljcore=$root/build/cmake/ljcore
+ljcore=${LJCORE:-$root/build/cmake/ljcore}  # LJCORE: another build to measure
 out=$root/build/bench
 mkdir -p "$out" && cd "$out"
 
