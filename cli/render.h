@@ -1,6 +1,7 @@
 // Renderers: each prints an Analysis one way and decides nothing else.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 
 #include "analyzer/model/analysis.h"
