@@ -103,7 +103,9 @@ bool parse_number(std::string_view s, int64_t &v)
 	unsigned long long u = strtoull(text.c_str() + (negative ? 1 : 0), &end, 0);
 	if (!end || *end != '\0' || end == text.c_str() + (negative ? 1 : 0))
 		return false;
-	v = negative ? -int64_t(u) : int64_t(u);
+	// Negated as unsigned: -0x8000000000000000 is a valid immediate, and
+	// negating it as int64_t would overflow.
+	v = int64_t(negative ? 0 - u : u);
 	return true;
 }
 
