@@ -4,15 +4,24 @@
 
 namespace ljcore {
 
-Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup)
+namespace {
+
+// A core opened either way, with the native session over it.
+Expected<CoreSession> core_session(Expected<std::unique_ptr<ElfCore>> core, const std::string &path)
 {
-	auto core = ElfCore::open(path, lookup);
 	if (!core)
 		return std::unexpected(core.error());
 	auto native = NativeSession::open_core(**core);
 	if (!native)
 		return std::unexpected(native.error().context(path));
 	return CoreSession{std::move(*core), std::move(*native)};
+}
+
+} // namespace
+
+Expected<CoreSession> open_core(const std::string &path, const FileLookup &lookup)
+{
+	return core_session(ElfCore::open(path, lookup), path);
 }
 
 Expected<std::unique_ptr<Memory>> open_process_memory(int32_t pid)
@@ -26,13 +35,7 @@ Expected<std::unique_ptr<Memory>> open_process_memory(int32_t pid)
 Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &lookup,
 				     const Memory &process_memory)
 {
-	auto core = ElfCore::open_head(path, lookup, process_memory);
-	if (!core)
-		return std::unexpected(core.error());
-	auto native = NativeSession::open_core(**core);
-	if (!native)
-		return std::unexpected(native.error().context(path));
-	return CoreSession{std::move(*core), std::move(*native)};
+	return core_session(ElfCore::open_head(path, lookup, process_memory), path);
 }
 
 Expected<LiveSession> open_live(int32_t pid)

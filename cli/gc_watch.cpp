@@ -11,6 +11,7 @@
 
 #include "analyzer/model/analysis.h"
 #include "cli/exit_codes.h"
+#include "cli/profile_failure.h"
 #include "cli/render.h"
 #include "cli/render_bytes.h"
 #include "cli/render_profile.h"
@@ -39,20 +40,6 @@ std::function<bool()> stop_on_signals()
 	sigaction(SIGINT, &sa, nullptr);
 	sigaction(SIGTERM, &sa, nullptr);
 	return [] { return interrupted.load(); };
-}
-
-int failure_status(const ProfileError &e)
-{
-	std::cerr << "ljcore: " << printable(e.message) << "\n";
-	switch (e.kind) {
-	case ProfileFailure::no_vm:
-		return exit_no_vm;
-	case ProfileFailure::no_sampler:
-		return exit_no_sampler;
-	case ProfileFailure::unreadable:
-		break;
-	}
-	return exit_unreadable;
 }
 
 int status_of(const Diagnostics &d)
@@ -268,7 +255,7 @@ int gc_watch_command(HeapWatchOptions options, bool json_out)
 	if (isatty(STDERR_FILENO))
 		std::cerr << "\r\033[K";
 	if (!w)
-		return failure_status(w.error());
+		return report_profile_failure(w.error());
 	if (json_out)
 		print_json(std::cout, watch_json(*w, options));
 	else
@@ -281,7 +268,7 @@ int gc_alloc_sites_command(ProfileOptions options, size_t top, bool json_out)
 	options.stop = stop_on_signals();
 	auto a = alloc_sites(options, top);
 	if (!a)
-		return failure_status(a.error());
+		return report_profile_failure(a.error());
 	if (json_out)
 		print_json(std::cout, sites_json(*a));
 	else

@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "cli/profile_diff.h"
+#include "cli/profile_failure.h"
 #include "cli/render_bytes.h"
 #include "cli/render_profile.h"
 
@@ -79,20 +80,6 @@ bool usable(const ProfileOptions &o)
 		return false;
 	}
 	return true;
-}
-
-int failure_status(const ProfileError &e)
-{
-	std::cerr << "ljcore: " << printable(e.message) << "\n";
-	switch (e.kind) {
-	case ProfileFailure::no_vm:
-		return exit_no_vm;
-	case ProfileFailure::no_sampler:
-		return exit_no_sampler;
-	case ProfileFailure::unreadable:
-		break;
-	}
-	return exit_unreadable;
 }
 
 void render_profile(std::ostream &out, const Profile &p, const std::string &format)
@@ -182,7 +169,7 @@ public:
 			return exit_usage;
 		auto p = sample();
 		if (!p)
-			return failure_status(p.error());
+			return report_profile_failure(p.error());
 		std::ofstream file;
 		if (!output_.empty()) {
 			file.open(output_, std::ios::binary);
