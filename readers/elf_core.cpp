@@ -366,11 +366,31 @@ MemoryView ElfCore::view(uint64_t addr) const
 	return {s->vaddr, bytes};
 }
 
+bool ElfCore::writable(uint64_t addr) const
+{
+	const CoreSegment *s = segment_at(addr);
+	return s && s->writable;
+}
+
 void ElfCore::visit_writable(const Visitor &visit) const
 {
-	for (const CoreSegment &seg : segments_)
-		if (seg.writable)
-			visit(seg.vaddr, segment_bytes(seg));
+	for (const CoreSegment &seg : segments_) {
+		if (!seg.writable)
+			continue;
+		// Only the parts the file holds: the rest of a sparse core is
+		// zeros, which hold no pointer.
+		auto bytes = segment_bytes(seg);
+		image_->visit_data(seg.offset, bytes.size(), [&](uint64_t offset, uint64_t n) {
+			// Whole words of the segment, whatever the alignment of
+			// the extent in the file (a gcore core's segments are
+			// not page-aligned in it).
+			constexpr uint64_t word = 8;
+			uint64_t from = (offset - seg.offset) & ~(word - 1);
+			uint64_t to = std::min<uint64_t>(
+				(offset - seg.offset + n + word - 1) & ~(word - 1), bytes.size());
+			visit(seg.vaddr + from, bytes.subspan(from, to - from));
+		});
+	}
 }
 
 std::span<const std::byte> ElfCore::segment_bytes(const CoreSegment &seg) const

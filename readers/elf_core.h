@@ -56,6 +56,7 @@ public:
 	// In note order: the kernel writes the thread that crashed first.
 	const std::vector<ThreadInfo> &threads() const override { return threads_; }
 	void visit_writable(const Visitor &visit) const override;
+	bool writable(uint64_t addr) const override;
 	const Diagnostics &diagnostics() const override { return diagnostics_; }
 	std::vector<FileStatus> file_statuses() const override { return files_->statuses(); }
 	const std::vector<CoreSegment> &segments() const { return segments_; }
