@@ -62,6 +62,7 @@ json fixture_view(const Analysis &a)
 	for (size_t i = 0; i < v["vms"].size(); i++) {
 		json &vm = v["vms"][i];
 		vm.erase("found_by");
+		vm.erase("threads");
 		vm.erase("checks");
 		vm.erase("layout_source");
 		auto strip = [](json &stack) {

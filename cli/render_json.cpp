@@ -75,6 +75,7 @@ json vm_json(const VmResult &vm)
 		coroutines.push_back(coroutine_json(co));
 	json v = {{"global_state", hex(vm.global_state)},
 		  {"found_by", vm.found_by},
+		  {"threads", vm.threads},
 		  {"checks", vm.checks},
 		  {"layout", vm.layout},
 		  {"layout_source", vm.layout_source},

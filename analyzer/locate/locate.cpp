@@ -1,6 +1,7 @@
 #include "analyzer/locate/locate.h"
 
 #include "analyzer/locate/version_hint.h"
+#include "analyzer/locate/vm_holders.h"
 #include "analyzer/locate/vm_scan.h"
 #include "analyzer/lua/global_state.h"
 #include "analyzer/model/lua_text.h"
@@ -42,7 +43,7 @@ void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanM
 			      passed + "; failed: " + closest->failed);
 	}
 	diag.problem("no LuaJIT VM found: tried the VM register at every native frame, the "
-		     "symbol globalL" +
+		     "lua_States each thread holds, the symbol globalL" +
 		     std::string(scan == ScanMode::never ? "" : " and a scan of writable memory") +
 		     ", with " + std::to_string(layouts) + " layouts" + nearest +
 		     " (--explain tells more)");
@@ -61,6 +62,7 @@ LocatedVms locate_vms(const Target &target, const NativeSession &native,
 	std::optional<Rejection> closest;
 	out.vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks, order, diag,
 						 closest);
+	add_held_vms(target, stacks, order, out.vms, diag, closest);
 	if (scan == ScanMode::always || (scan == ScanMode::automatic && out.vms.empty()))
 		add_scanned(target, out.layouts, out.vms, closest, diag);
 	if (out.vms.empty())
@@ -87,8 +89,10 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 		v.trace_layout_offsets = *ly.jit;
 		v.trace_layout_offsets->name = nullptr;
 	}
-	if (c.thread)
-		v.tid = target.threads()[*c.thread].tid;
+	for (size_t t : c.holders)
+		v.threads.push_back(target.threads()[t].tid);
+	if (!v.threads.empty())
+		v.tid = v.threads.front();
 	v.layout_source = c.layout == layouts.dwarf ? layouts.dwarf_source : "built-in table";
 	// A layout of DWARF that no table equals has no version to match.
 	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
