@@ -148,12 +148,14 @@ private:
 		std::vector<uint64_t> frame_sp;
 		for (auto &f : frames)
 			frame_sp.push_back(f.has_reg(sp) ? f.regs.dwarf[size_t(sp)] : 0);
+		// The frame a stack word is in: the last whose sp is at or
+		// below it. Words come in address order, so a cursor will do.
+		size_t cursor = 0;
 		auto frame_of = [&](uint64_t a) {
-			size_t at = 0;
-			for (size_t i = 0; i < frame_sp.size(); i++)
-				if (frame_sp[i] && frame_sp[i] <= a)
-					at = i;
-			return at;
+			while (cursor + 1 < frame_sp.size() &&
+			       (!frame_sp[cursor + 1] || frame_sp[cursor + 1] <= a))
+				cursor++;
+			return cursor;
 		};
 		stack_from_ = info.regs.sp;
 		stack_to_ = stack_from_ + reach_.stack;
