@@ -180,6 +180,13 @@ Expected<void> ElfCore::load_notes()
 			// NT_X86_XSTATE under "LINUX"; gdb adds its own "GDB" note.
 			if (nh.n_namesz == 5 && memcmp(name, "CORE", 5) == 0)
 				parse_note(nh.n_type, base + desc_off, nh.n_descsz);
+			// aarch64's thread pointer (tpidr_el0), after its thread's
+			// NT_PRSTATUS. qemu-user writes none.
+			if (nh.n_namesz == 6 && memcmp(name, "LINUX", 6) == 0 &&
+			    nh.n_type == NT_ARM_TLS && arch_ == Arch::aarch64 &&
+			    !threads_.empty() && nh.n_descsz >= sizeof(uint64_t))
+				threads_.back().regs.thread_pointer =
+					load<uint64_t>(base + desc_off);
 		}
 	}
 	if (!any)

@@ -40,7 +40,8 @@ struct ArchInfo {
 	size_t prstatus_regs;
 	std::span<const int8_t> prstatus_dwarf;
 	// The word of pr_reg that holds the thread pointer (x86_64 fs_base),
-	// -1 where it is not there (aarch64 keeps it in NT_ARM_TLS).
+	// -1 where it is not there (aarch64 keeps it in NT_ARM_TLS, which
+	// ElfCore reads).
 	int prstatus_thread_pointer;
 	// NT_PRFPREG: vector_regs registers of 16 bytes from byte
 	// vector_offset, whose low 8 bytes hold a double.
