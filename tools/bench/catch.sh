@@ -66,6 +66,7 @@ printf '%s\n' "$saved_pattern" >"$pattern_file"
 "$ljcore" catch --install --chain --dir "$crashes" --rate 1000 >/dev/null
 for ((i = 0; i < runs; i++)); do
   catch_ms+=("$(crash_once 0)")
+  lua_pid=$(<"$out/catch-last-pid")
   # Without LuaJIT: passed on to nothing (limit 0), or to the file.
   plain_catch_ms+=("$(crash_once 0 plain)")
   plain_chain_ms+=("$(crash_once unlimited plain)")
@@ -74,7 +75,7 @@ done
 "$ljcore" catch --uninstall --dir "$crashes" >/dev/null
 # Other processes that crashed meanwhile are in the directory too: the
 # last worker's crash is the one named by its PID.
-mine=$(echo "$crashes"/2*-"$(<"$out/catch-last-pid")")
+mine=$(echo "$crashes"/2*-"$lua_pid")
 snapshot_bytes=$(stat -c %s "$mine/snapshot.core" 2>/dev/null || true)
 report_bytes=$(du -sb "$mine" | cut -f1)
 
