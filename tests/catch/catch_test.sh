@@ -22,7 +22,8 @@
 #     oracle's.
 #   nginx: a real nginx worker (Debian nginx + libnginx-mod-http-lua) crashed
 #     in a content_by_lua handler: the report shows the request, the
-#     snapshot the oracle's traceback and what the full core shows. With
+#     snapshot the oracle's traceback and the bt --all, bt --locals and
+#     traces the full core gives. With
 #     "redact": with --redact, no file of the crash directory holds the
 #     request's URI or a header that an unredacted snapshot holds.
 #   burst VARIANT: 100 crashes in 10 s: at most --rate reports, the quota
@@ -339,7 +340,7 @@ case_nginx() {
     { grep nginx "$c/report.txt"; fail "report.txt: no request"; }
   grep -q 'example.test' "$c/report.txt" || fail "report.txt: no Host"
   local cmd
-  for cmd in "bt --all" "bt --locals"; do
+  for cmd in "bt --all" "bt --locals" "traces"; do
     $ljcore $cmd "$c/core" >"$tmp/core.out" 2>&1 || true
     $ljcore $cmd "$c/snapshot.core" >"$tmp/snap.out" 2>&1 || true
     diff -u "$tmp/core.out" "$tmp/snap.out" || fail "$cmd: snapshot.core differs from the core"
