@@ -11,9 +11,12 @@
 namespace ljcore::catching {
 
 // True when one of the ELF files mapped by process pid defines lua_close
-// or luaJIT_setmode in its .dynsym, or when its mappings cannot be read
-// (then the analysis decides). Reads /proc/PID/maps and, of each mapped
-// file once, its section headers and dynamic symbols; caches nothing.
+// or luaJIT_setmode in its .dynsym, or when its mappings cannot be read,
+// or reading them would take too long (64 MiB of symbol tables, a file
+// served by FUSE, whose reads need never return): then the analysis,
+// which the deadline bounds, decides. Reads /proc/PID/maps and, of each
+// mapped regular file once, its section headers and dynamic symbols;
+// caches nothing.
 bool may_hold_luajit(int32_t pid);
 
 } // namespace ljcore::catching
