@@ -17,7 +17,8 @@ namespace {
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
 	X(L_maxstack) X(L_env) X(L_size)                                       \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
-	X(g_mainthref) X(g_cur_L) X(g_vmstate) X(g_strempty) X(g_registrytv)   \
+	X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_vmstate) X(g_strempty)     \
+	X(g_registrytv)                                                        \
 	X(g_gc_total) X(g_gc_root) X(g_gc_mmudata)                             \
 	X(g_str_tab) X(g_str_mask) X(g_str_num)                                \
 	X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f)                            \
@@ -61,6 +62,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.dump();
 	d.getlocal();
 	d.resume();
+	d.error();
 	d.tolstring();
 	d.rawgeti();
 	d.ctype_state();

@@ -62,6 +62,7 @@ public:
 	// global_state_rules.cpp
 	void gg_size();
 	void resume();
+	void error();
 
 	// object_rules.cpp
 	void userdata();

@@ -163,4 +163,29 @@ void Deriver::resume()
 	problem("g_vmstate", "lua_resume calls nothing that sets it");
 }
 
+// lua_error(L) is lj_err_run(L), which first asks whether the error
+// comes from a trace: tvref(G(L)->jit_base) (lj_err.c). Without the JIT
+// it does not ask.
+void Deriver::error()
+{
+	auto f = follow("lua_error");
+	if (!f || !glref_)
+		return;
+	for (const CallSite &c : f->trace.calls) {
+		if (c.args.empty() || !c.args[0].is(0, {}) || !c.target)
+			continue;
+		auto run = follow_call(*f, c);
+		if (!run)
+			return;
+		for (const MemoryAccess &a : run->trace.accesses)
+			if (!a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_) {
+				add("g_jit_base", uint32_t(a.offset), run->at(a.addr));
+				return;
+			}
+		return unshown("g_jit_base", "lj_err_run reads no pointer of global_State "
+					     "(a build without the JIT)");
+	}
+	problem("g_jit_base", "lua_error calls nothing with L");
+}
+
 } // namespace ljcore
