@@ -65,6 +65,8 @@ private:
 		}
 		printf("%zu of %zu derived fields differ from the table\n", differ,
 		       r.fields.size());
+		for (const std::string &u : r.unshown)
+			printf("not shown by this build's code (the table's): %s\n", u.c_str());
 	}
 
 	void print_json(const BinaryLayoutReport &r) const
@@ -79,11 +81,9 @@ private:
 				j["dwarf"] = *f.dwarf;
 			fields.push_back(j);
 		}
-		nlohmann::json j = {{"binary", r.path},
-				    {"arch", r.arch},
-				    {"nearest_table", r.table},
-				    {"fields", fields},
-				    {"problems", r.problems}};
+		nlohmann::json j = {{"binary", r.path},         {"arch", r.arch},
+				    {"nearest_table", r.table}, {"fields", fields},
+				    {"problems", r.problems},   {"unshown", r.unshown}};
 		std::cout << j.dump(2) << "\n";
 	}
 

@@ -49,6 +49,7 @@ Expected<BinaryLayoutReport> binary_layout(const std::string &path)
 	r.path = path;
 	r.arch = arch_name(derived->arch);
 	r.problems = derived->problems;
+	r.unshown = derived->unshown;
 	auto nearest = nearest_tables(builtin_layouts(derived->arch), *derived, true);
 	const lj_layout *table = nearest.empty() ? nullptr : nearest.front();
 	if (!table)

@@ -28,6 +28,7 @@ struct BinaryLayoutReport {
 	bool has_dwarf = false;
 	std::vector<LayoutFieldReport> fields; // every derived field, then any other that differs
 	std::vector<std::string> problems;     // "could not derive X: why"
+	std::vector<std::string> unshown;      // "X: why", the code shows it not here
 };
 
 // Derives the layout of the LuaJIT binary at path (an executable, a

@@ -1,10 +1,11 @@
 // LuaJIT's offsets read from the machine code of the Lua C API functions a
-// build exports (lua_close, lua_gettop, lua_status, lua_getallocf...):
-// each function reads or writes known fields of lua_State or global_State
-// through its argument, and where it does so gives the offset, whatever the
-// compiler made of the rest. What the code shows is the fields below; the
-// rest of a layout comes from the built-in table that agrees with them
-// best, and memory decides, as for any layout, whether it fits.
+// build exports (lua_close, lua_gettop, lua_newstate, lua_pushcclosure...):
+// each function reads or writes known fields of LuaJIT's objects through
+// its arguments or what it called returned, and where it does so gives the
+// offset, whatever the compiler made of the rest. The rules, one a function,
+// are in *_rules.cpp (deriver.h); the fields the code does not show come
+// from the built-in table that agrees with the derived ones best, and
+// memory decides, as for any layout, whether it fits.
 #pragma once
 
 #include <string>
@@ -30,6 +31,10 @@ struct DerivedLayout {
 	// "could not derive L_stack: lua_close is not exported", one a field
 	// or function that failed; the fields read elsewhere still stand.
 	std::vector<std::string> problems;
+	// "str_len: lua_tolstring reads its string through an indexed slot",
+	// one a field this build's code does not show where others' does (a
+	// helper the compiler inlined, say): the table's value stands.
+	std::vector<std::string> unshown;
 
 	const DerivedField *field(const std::string &name) const;
 };

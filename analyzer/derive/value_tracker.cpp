@@ -202,6 +202,29 @@ private:
 		return a;
 	}
 
+	void added(uint64_t addr, const TrackedValue &v)
+	{
+		if (v.kind == TrackedValue::pointer && v.k != 0)
+			trace_.additions.push_back(Addition{addr, v});
+	}
+
+	// dst = a & b: a pointer stays itself when the other is a mask that
+	// keeps its address bits, as GC64's gcval() (LJ_GCVMASK, 47 bits)
+	// and cframe_raw() (~CFRAME_RAWMASK) are.
+	static TrackedValue and_mask(const TrackedValue &a, const TrackedValue &b)
+	{
+		constexpr uint64_t address_bits = 0x7ffffffffff8;
+		auto mask = [](const TrackedValue &v) {
+			return v.kind == TrackedValue::constant &&
+			       (uint64_t(v.k) & address_bits) == address_bits;
+		};
+		if (a.kind == TrackedValue::pointer && mask(b))
+			return a;
+		if (b.kind == TrackedValue::pointer && mask(a))
+			return b;
+		return TrackedValue{};
+	}
+
 	bool step_x86(const Operation &op)
 	{
 		const std::string &m = op.mnemonic;
@@ -259,7 +282,10 @@ private:
 			if (m == "sub" && src.kind != TrackedValue::constant)
 				trace_.subtractions.push_back(Subtraction{op.addr, a, src});
 			set(dst, add_constant(a, src, m == "add" ? 1 : -1));
-		} else
+			added(op.addr, value_of(dst));
+		} else if (m == "and" && o.size() == 2 && dst.width == 8)
+			set(dst, and_mask(value_of(dst), src));
+		else
 			set(dst, TrackedValue{});
 		return true;
 	}
@@ -318,6 +344,11 @@ private:
 			if (m == "sub" && o.size() == 3 && b.kind != TrackedValue::constant)
 				trace_.subtractions.push_back(Subtraction{op.addr, a, b});
 			set(dst, add_constant(a, b, m == "add" ? 1 : -1));
+			added(op.addr, value_of(dst));
+			return true;
+		}
+		if (m == "and" && o.size() == 3 && dst.width == 8) {
+			set(dst, and_mask(value_of(o[1]), value_of(o[2])));
 			return true;
 		}
 		set(dst, TrackedValue{});

@@ -52,6 +52,13 @@ struct Subtraction {
 	TrackedValue minuend, subtrahend;
 };
 
+// A constant added to a pointer held in a register: LuaJIT's interpreter
+// keeps DISPATCH = G(L) + GG_G2DISP, for one.
+struct Addition {
+	uint64_t addr;
+	TrackedValue result; // the pointer, with k the offset added so far
+};
+
 struct CallSite {
 	uint64_t addr;
 	uint64_t target; // 0: indirect
@@ -61,6 +68,7 @@ struct CallSite {
 struct FunctionTrace {
 	std::vector<MemoryAccess> accesses;
 	std::vector<Subtraction> subtractions;
+	std::vector<Addition> additions;
 	std::vector<CallSite> calls;
 	size_t instructions = 0; // followed
 };

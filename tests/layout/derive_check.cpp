@@ -76,6 +76,8 @@ bool check(const fs::path &dir)
 		printf("FAIL %s: %s\n", variant.c_str(), p.c_str());
 		ok = false;
 	}
+	for (auto &u : derived->unshown)
+		printf("note %s: not shown by its code: %s\n", variant.c_str(), u.c_str());
 	std::optional<lj_layout> reference;
 	std::string against, why;
 	if (auto ref = reference_of(dir)) {

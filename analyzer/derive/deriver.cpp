@@ -1,0 +1,69 @@
+#include "analyzer/derive/deriver.h"
+
+#include <cstdio>
+
+namespace ljcore {
+
+std::optional<Traced> Deriver::follow(const std::string &name)
+{
+	auto fn = code_.function(name);
+	if (!fn) {
+		out_.problems.push_back("could not derive from " + fn.error().message);
+		return std::nullopt;
+	}
+	return follow(std::move(*fn));
+}
+
+// The function a call at caller's instruction at goes to, as
+// "(lua_newthread+0x1a)" in sources: most have no symbol.
+std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite &call)
+{
+	auto fn = call.target ? code_.code_at(call.target, 512)
+			      : Expected<FunctionCode>(fail("an indirect call"));
+	if (!fn) {
+		out_.problems.push_back("could not follow the call at " + caller.at(call.addr) +
+					": " + fn.error().message);
+		return std::nullopt;
+	}
+	fn->name = "(" + caller.at(call.addr) + ")";
+	return follow(std::move(*fn));
+}
+
+Traced Deriver::follow(FunctionCode fn)
+{
+	std::vector<Operation> ops;
+	for (const MachineInsn &insn : dis_.disassemble(fn.bytes, fn.addr))
+		ops.push_back(operation_of(insn, code_.arch()));
+	FunctionTrace trace = track_values(ops, code_.arch());
+	return Traced{std::move(fn), std::move(trace)};
+}
+
+void Deriver::add(const std::string &name, uint32_t value, const std::string &source)
+{
+	if (out_.field(name))
+		return; // the first function that shows it wins
+	out_.fields.push_back(DerivedField{name, value, source});
+}
+
+void Deriver::problem(const std::string &field, const std::string &why)
+{
+	out_.problems.push_back("could not derive " + field + ": " + why);
+}
+
+void Deriver::unshown(const std::string &field, const std::string &why)
+{
+	out_.unshown.push_back(field + ": " + why);
+}
+
+void Deriver::add_ptrsize(uint8_t width, const std::string &source)
+{
+	if (width != 4 && width != 8)
+		return problem("ptrsize",
+			       "L->glref is loaded as " + std::to_string(width) + " bytes");
+	ptrsize_ = width;
+	add("ptrsize", width, source);
+	add("gc64", width == 8, source);
+	add("fr2", width == 8, source); // LJ_FR2 comes with GC64 (lj_arch.h)
+}
+
+} // namespace ljcore

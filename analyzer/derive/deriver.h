@@ -1,0 +1,100 @@
+// The deriver's machinery and its rules, one a Lua C API function (or a
+// few of a kind), each in the file for what it reads: lua_state_rules.cpp,
+// global_state_rules.cpp, object_rules.cpp, ffi_rules.cpp. Internal to
+// analyzer/derive/.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "analyzer/derive/derive_layout.h"
+#include "analyzer/derive/exported_code.h"
+#include "analyzer/derive/value_tracker.h"
+#include "analyzer/traces/disasm.h"
+
+namespace ljcore {
+
+// A function's code followed from its entry.
+struct Traced {
+	FunctionCode code;
+	FunctionTrace trace;
+
+	// "lua_close+0x31" for the instruction at addr.
+	std::string at(uint64_t addr) const
+	{
+		char buf[32];
+		snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - code.addr));
+		return code.name + buf;
+	}
+	// Whether v is the base of an access or an argument of a call later on:
+	// a pointer the function follows, not a number it only compares.
+	bool followed(const TrackedValue &v) const
+	{
+		auto same_object = [&](const TrackedValue &o) {
+			return o.kind == TrackedValue::pointer && o.arg == v.arg &&
+			       o.path == v.path;
+		};
+		return std::any_of(trace.accesses.begin(), trace.accesses.end(),
+				   [&](const MemoryAccess &a) { return same_object(a.object); }) ||
+		       std::any_of(trace.calls.begin(), trace.calls.end(), [&](const CallSite &c) {
+			       return std::any_of(c.args.begin(), c.args.end(), same_object);
+		       });
+	}
+};
+
+class Deriver {
+public:
+	Deriver(const ExportedCode &code, Disassembler &dis, DerivedLayout &out)
+	    : code_(code), dis_(dis), out_(out)
+	{
+	}
+
+	// The rules, in the order derive_layout runs them, by their file
+	// (each says there what it reads): lua_state_rules.cpp
+	void allocf();
+	void close();
+	void gettop();
+	void status();
+	void newthread();
+
+	// global_state_rules.cpp
+	void gg_size();
+	void resume();
+	void error();
+
+	// object_rules.cpp
+	void userdata();
+	void cclosure();
+	void dump();
+	void getlocal();
+	void tolstring();
+	void rawgeti();
+
+	// ffi_rules.cpp
+	void ctype_state();
+
+private:
+	// Parts of the rules above.
+	void new_globals(const Traced &t, const CallSite &alloc);
+	bool udata_new(const Traced &t);
+	void inlined_index2adr(const Traced &f, const std::string &fields, const std::string &why);
+	void ctype_init(const Traced &t, const CallSite &alloc);
+
+	std::optional<Traced> follow(const std::string &name);
+	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call);
+	Traced follow(FunctionCode fn);
+	void add(const std::string &name, uint32_t value, const std::string &source);
+	void problem(const std::string &field, const std::string &why);
+	void unshown(const std::string &field, const std::string &why);
+	void add_ptrsize(uint8_t width, const std::string &source);
+
+	const ExportedCode &code_;
+	Disassembler &dis_;
+	DerivedLayout &out_;
+	std::optional<int64_t> glref_;
+	uint8_t ptrsize_ = 0;
+};
+
+} // namespace ljcore

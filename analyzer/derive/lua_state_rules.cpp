@@ -1,0 +1,190 @@
+// The rules that read lua_State's fields (and G(L), mainthread(g)) from
+// lua_getallocf, lua_close, lua_gettop, lua_status and lua_newthread.
+#include <algorithm>
+
+#include "analyzer/derive/deriver.h"
+
+namespace ljcore {
+
+// lua_getallocf(L, &ud): g = G(L) is the one load from L that is
+// followed (to load *ud = g->allocd and the returned g->allocf).
+void Deriver::allocf()
+{
+	auto f = follow("lua_getallocf");
+	if (!f)
+		return;
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
+			add("L_glref", uint32_t(a.offset), f->at(a.addr));
+			add_ptrsize(a.width, f->at(a.addr));
+			glref_ = a.offset;
+			break;
+		}
+	if (!glref_)
+		problem("L_glref", "lua_getallocf follows no field of L");
+}
+
+// lua_close(L): L = mainthread(g); setgcrefnull(g->cur_L); then
+// lj_func_closeuv(L, tvref(L->stack)), and in the loop L->status =
+// LUA_OK, L->cframe = NULL (lj_state.c).
+void Deriver::close()
+{
+	auto f = follow("lua_close");
+	if (!f)
+		return;
+	if (!glref_)
+		for (const MemoryAccess &a : f->trace.accesses)
+			if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
+				add("L_glref", uint32_t(a.offset), f->at(a.addr));
+				add_ptrsize(a.width, f->at(a.addr));
+				glref_ = a.offset;
+				break;
+			}
+	if (!glref_ || !ptrsize_)
+		return problem("g_cur_L", "lua_close follows no field of L");
+	std::optional<int64_t> mainthref;
+	for (const MemoryAccess &a : f->trace.accesses) {
+		if (a.store || !a.object.is(0, {*glref_}) || a.width != ptrsize_ ||
+		    !f->followed(a.value))
+			continue;
+		add("g_mainthref", uint32_t(a.offset), f->at(a.addr));
+		mainthref = a.offset;
+		break;
+	}
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+		    a.value.kind == TrackedValue::constant && a.value.k == 0) {
+			add("g_cur_L", uint32_t(a.offset), f->at(a.addr));
+			break;
+		}
+	if (!out_.field("g_cur_L"))
+		problem("g_cur_L", "lua_close stores no NULL into global_State");
+	if (!mainthref)
+		return problem("g_mainthref", "lua_close follows no field of global_State");
+	std::vector<int64_t> main_L = {*glref_, *mainthref};
+	for (const MemoryAccess &a : f->trace.accesses) {
+		if (!a.object.is(0, main_L))
+			continue;
+		if (!a.store && a.width == ptrsize_)
+			add("L_stack", uint32_t(a.offset), f->at(a.addr));
+		bool null = a.store && a.value.kind == TrackedValue::constant && a.value.k == 0;
+		if (null && a.width == 1)
+			add("L_status", uint32_t(a.offset), f->at(a.addr));
+		if (null && a.width == 8)
+			add("L_cframe", uint32_t(a.offset), f->at(a.addr));
+	}
+	for (const char *name : {"L_stack", "L_status", "L_cframe"})
+		if (!out_.field(name))
+			problem(name, "lua_close does not show it");
+	// Its finalizer loop ends when gcref(g->gc.mmudata) is NULL: the
+	// one other GCRef of g it reads, in GCState, before cur_L.
+	const DerivedField *cur_L = out_.field("g_cur_L");
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (!a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+		    a.offset != *mainthref && cur_L && a.offset < cur_L->value) {
+			add("g_gc_mmudata", uint32_t(a.offset), f->at(a.addr));
+			return;
+		}
+	problem("g_gc_mmudata", "lua_close reads no other GCRef of global_State");
+}
+
+// lua_gettop(L): L->top - L->base.
+void Deriver::gettop()
+{
+	auto f = follow("lua_gettop");
+	if (!f)
+		return;
+	for (const Subtraction &s : f->trace.subtractions)
+		if (s.minuend.kind == TrackedValue::pointer && s.minuend.path.size() == 1 &&
+		    s.minuend.is(0, {s.minuend.path[0]}) &&
+		    s.subtrahend.kind == TrackedValue::pointer && s.subtrahend.path.size() == 1 &&
+		    s.subtrahend.is(0, {s.subtrahend.path[0]})) {
+			add("L_top", uint32_t(s.minuend.path[0]), f->at(s.addr));
+			add("L_base", uint32_t(s.subtrahend.path[0]), f->at(s.addr));
+			return;
+		}
+	problem("L_top and L_base", "lua_gettop subtracts no two fields of L");
+}
+
+// lua_status(L): L->status, a byte.
+void Deriver::status()
+{
+	auto f = follow("lua_status");
+	if (!f)
+		return;
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (!a.store && a.object.is(0, {}) && a.width == 1) {
+			add("L_status", uint32_t(a.offset), f->at(a.addr));
+			return;
+		}
+	problem("L_status", "lua_status reads no byte of L");
+}
+
+// lua_newthread(L): lj_gc_check(L), then L1 = lj_state_new(L), which
+// allocates sizeof(lua_State) (GG_State's g follows the main one) and
+// copies L->glref and L->env into it; then incr_top(L) checks
+// L->maxstack (lj_api.c, lj_state.c).
+void Deriver::newthread()
+{
+	auto f = follow("lua_newthread");
+	if (!f)
+		return;
+	auto first_call = [](const Traced &t, auto pred) -> const CallSite * {
+		auto it = std::find_if(t.trace.calls.begin(), t.trace.calls.end(), pred);
+		return it == t.trace.calls.end() ? nullptr : &*it;
+	};
+	auto allocation = [](const CallSite &c) {
+		return c.args.size() > 1 && c.args[0].is(0, {}) &&
+		       c.args[1].kind == TrackedValue::constant && c.args[1].k >= 32 &&
+		       c.args[1].k <= 1024;
+	};
+	// lj_state_new inlined (Debian's -O2 does) or called.
+	const Traced *s = &*f;
+	const CallSite *alloc = first_call(*f, allocation);
+	const CallSite *state_new = alloc;
+	std::optional<Traced> callee;
+	if (!alloc) {
+		state_new = first_call(*f, [](const CallSite &c) {
+			return !c.args.empty() && c.args[0].is(0, {});
+		});
+		if (!state_new)
+			return problem("L_size", "lua_newthread calls nothing with L");
+		if (!(callee = follow_call(*f, *state_new)))
+			return;
+		s = &*callee;
+		alloc = first_call(*s, allocation);
+	}
+	if (!alloc)
+		return problem("L_size", "lj_state_new allocates no constant size");
+	add("L_size", uint32_t(alloc->args[1].k), s->at(alloc->addr));
+	// GG_State starts with the main lua_State, global_State right
+	// after it (lj_dispatch.h).
+	add("gg_g", uint32_t(alloc->args[1].k), s->at(alloc->addr));
+	// The new thread is what the allocation returned: the field of L
+	// copied to the same offset of it, other than glref, is env.
+	unsigned result = TrackedValue::call_result + unsigned(alloc - s->trace.calls.data());
+	std::optional<int64_t> env;
+	for (const MemoryAccess &a : s->trace.accesses)
+		if (a.store && a.object.is(result, {}) && a.value.path.size() == 1 &&
+		    a.value.is(0, {a.offset}) && glref_ && a.offset != *glref_) {
+			add("L_env", uint32_t(a.offset), s->at(a.addr));
+			env = a.offset;
+			break;
+		}
+	if (!env)
+		problem("L_env", "lj_state_new copies no field of L but glref");
+	// incr_top(L) after it: the field of L it reads besides these.
+	const auto *base = out_.field("L_base"), *top = out_.field("L_top");
+	if (!base || !top || !glref_ || !env)
+		return problem("L_maxstack", "lua_newthread's other fields are unknown");
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (!a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
+		    a.offset != base->value && a.offset != top->value && a.offset != *glref_ &&
+		    a.offset != *env) {
+			add("L_maxstack", uint32_t(a.offset), f->at(a.addr));
+			return;
+		}
+	problem("L_maxstack", "lua_newthread does not show it");
+}
+
+} // namespace ljcore
