@@ -106,9 +106,12 @@ AllocSitesVm place_blocks(const ProfiledProcess &proc, const std::vector<Outstan
 	std::vector<std::map<const std::vector<ProfileFrame> *, AllocSite>> by_stack(
 		holders.size());
 	NearestHolder nearest(heap, largest);
+	std::vector<uint64_t> objects;
+	for (const BlockPlace &p : places)
+		objects.push_back(p.object);
+	const std::vector<Node> nodes = heap.nodes_of(objects);
 	for (size_t i = 0; i < blocks.size(); i++) {
-		const Node n =
-			places[i].object ? heap.node_of(places[i].object) : RetainedHeap::none;
+		const Node n = places[i].object ? nodes[i] : RetainedHeap::none;
 		size_t h = holders.size() - 1;
 		if (n != RetainedHeap::none) {
 			const Node holder = nearest(n);

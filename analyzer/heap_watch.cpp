@@ -81,8 +81,14 @@ std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, b
 	options.prefix_depth = depth;
 	bool paths_complete = true;
 	std::map<std::string, uint64_t> out;
-	for (const auto &[path, object] : gc_path_heads(vm, options, paths_complete))
-		if (RetainedHeap::Node n = heap.node_of(object); n != RetainedHeap::none)
+	const auto heads = gc_path_heads(vm, options, paths_complete);
+	std::vector<uint64_t> objects;
+	for (const auto &[path, object] : heads)
+		objects.push_back(object);
+	const std::vector<RetainedHeap::Node> nodes = heap.nodes_of(objects);
+	size_t k = 0;
+	for (const auto &[path, object] : heads)
+		if (RetainedHeap::Node n = nodes[k++]; n != RetainedHeap::none)
 			out[path] = heap.retained_bytes(n);
 	complete = complete && heap.complete() && paths_complete;
 	return out;

@@ -140,6 +140,11 @@ struct lj_layout {
 #define LJ_G_GC_STATE(ly) ((ly)->g_gc_total + ((ly)->gc64 ? 16 : 8) + 1)
 #define LJ_GCS_PAUSE 0
 #define LJ_GCS_SWEEPSTRING 3
+#define LJ_GCS_SWEEP 4
+/* GCHeader.marked bits (lj_gc.h). */
+#define LJ_GC_WHITES 0x03 /* LJ_GC_WHITE0 | LJ_GC_WHITE1 */
+#define LJ_GC_FIXED 0x20
+#define LJ_GC_SFIXED 0x40
 
 /* Generic object header: every GC object starts with nextgc, marked, gct. */
 /* offsetof(GCHeader, gct): after nextgc (a GCRef) and marked. */

@@ -2,11 +2,10 @@
 
 namespace ljcore::gc {
 
-Dominators dominators(const std::vector<uint32_t> &succ_begin, const std::vector<uint32_t> &succ,
-		      int max_passes)
+Dominators dominators(const SuccessorLists &succ, int max_passes)
 {
 	constexpr uint32_t none = Dominators::none;
-	const uint32_t nodes = succ_begin.empty() ? 0 : uint32_t(succ_begin.size() - 1);
+	const uint32_t nodes = succ.lists();
 	Dominators out;
 	std::vector<uint32_t> &idom = out.idom;
 	idom.assign(nodes, none);
@@ -25,23 +24,17 @@ Dominators dominators(const std::vector<uint32_t> &succ_begin, const std::vector
 	bool changed = true;
 	for (int pass = 0; changed && pass < max_passes; pass++) {
 		changed = false;
-		for (uint32_t p = 0; p < nodes; p++) {
-			if (idom[p] == none)
-				continue;
-			for (uint32_t e = succ_begin[p]; e < succ_begin[p + 1]; e++) {
-				uint32_t s = succ[e];
-				if (s == 0 || s == p || s >= nodes)
-					continue;
-				// A node not reached yet gets p; as numbering says
-				// p < s then, the order the walk needs holds.
-				uint32_t d = idom[s] == none ? (p < s ? p : none)
-							     : intersect(idom[s], p);
-				if (d != none && d != idom[s]) {
-					idom[s] = d;
-					changed = true;
-				}
+		succ.for_each([&](uint32_t p, uint32_t s) {
+			if (idom[p] == none || s == 0 || s == p || s >= nodes)
+				return;
+			// A node not reached yet gets p; as numbering says
+			// p < s then, the order the walk needs holds.
+			uint32_t d = idom[s] == none ? (p < s ? p : none) : intersect(idom[s], p);
+			if (d != none && d != idom[s]) {
+				idom[s] = d;
+				changed = true;
 			}
-		}
+		});
 	}
 	out.settled = !changed;
 	idom[0] = none;

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/gc/successor_lists.h"
+
 namespace ljcore::gc {
 
 struct Dominators {
@@ -22,9 +24,7 @@ struct Dominators {
 	bool settled = true; // false: max_passes ran out first
 };
 
-// succ[succ_begin[n] .. succ_begin[n + 1]) are the successors of node n;
-// succ_begin has one more entry than there are nodes.
-Dominators dominators(const std::vector<uint32_t> &succ_begin, const std::vector<uint32_t> &succ,
-		      int max_passes = 1000);
+// The nodes are those succ has lists for.
+Dominators dominators(const SuccessorLists &succ, int max_passes = 1000);
 
 } // namespace ljcore::gc

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analyzer/gc/bfs_parents.h"
 #include "analyzer/gc/dominators.h"
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
@@ -79,18 +80,18 @@ struct RetainedHeap::Graph {
 	// freed before the ones only the answers need are made, and what
 	// one array can be rebuilt from (object_of from node_of) is.
 	//
-	// By object index (address order): its node, or none.
+	// By object index (address order): its node, or none; only until
+	// the dominators are found (nodes_of() searches object_of then).
 	std::vector<Node> node_of;
 	// By node: its object index (the order of the search while it
 	// runs; rebuilt once the successor lists are gone), breadth-first
-	// parent (roots for a root, none for roots itself), successors,
+	// parent (a root's is roots; bfs_parents.h), successors,
 	// dominator, retained bytes (shallow ones until accumulate()) and
 	// objects.
 	Node node_count = 0;
 	std::vector<uint32_t> object_of;
-	std::vector<Node> parent;
-	std::vector<uint32_t> succ_begin;
-	std::vector<Node> succ;
+	gc::BfsParents parents;
+	gc::SuccessorLists succ;
 	std::vector<Node> idom;
 	std::vector<uint32_t> retained;
 	std::vector<uint32_t> count;
@@ -101,7 +102,19 @@ struct RetainedHeap::Graph {
 	std::unordered_map<Node, std::string> named;
 
 	uint64_t main_thread = 0;
+	uint64_t running_thread = 0;
 	uint64_t strempty = GlobalState(vm).strempty();
+	// While LuaJIT sweeps (GCSsweepstring, GCSsweep), the objects still
+	// marked with the other white than g->gc.currentwhite are dead
+	// (lj_gc.h isdead): garbage being freed, whose references may point
+	// at objects already freed. Nothing live references them, but a
+	// slot of the running thread's stack may still: lua_State.top is
+	// only brought up to date where the VM calls out or the GC runs, and
+	// the slots between the frames running now and that top hold what
+	// they held then (a copy of a running process shows it). Such slots,
+	// and dead objects, are no edges; counted for a note.
+	uint8_t dead_white = 0; // 0 when not sweeping
+	uint64_t stale_slots = 0, dead_objects = 0;
 	uint64_t cts_tab = 0;
 	uint32_t cts_sizetab = 0;
 	std::unordered_map<uint16_t, uint32_t> ctype_sizes;
@@ -129,26 +142,43 @@ struct RetainedHeap::Graph {
 	}
 	GcType type(Node n) const;
 
-	// The node of object at addr, made when first reached from from;
-	// none for no object LuaJIT lists.
-	Node reach(uint64_t addr, Node from)
+	// The node of object at addr, made when first reached from from
+	// (through a stack slot: from_stack); none for no object LuaJIT
+	// lists, or a dead one.
+	Node reach(uint64_t addr, Node from, bool from_stack = false)
 	{
 		uint32_t i = objects.find(addr);
 		// g->strempty, the empty string, lives in global_State and
 		// is never freed: no node.
 		if (i == gc::HeapObjects::none && addr == strempty)
 			return none;
+		const bool stale = from_stack && address(from) == running_thread;
 		if (i == gc::HeapObjects::none) {
-			problem(address(from),
-				"references " + luajit_pointer(addr) + ", which is on no GC list");
+			if (stale)
+				stale_slots++;
+			else
+				problem(address(from), "references " + luajit_pointer(addr) +
+							       ", which is on no GC list");
 			return none;
 		}
 		if (node_of[i] == none) {
+			if (dead_white && dead(addr)) {
+				dead_objects++;
+				return none;
+			}
 			node_of[i] = Node(object_of.size());
 			object_of.push_back(i);
-			parent.push_back(from);
+			parents.found();
 		}
 		return node_of[i];
+	}
+
+	// lj_gc.c gc_sweep frees an object of the other white unless it
+	// is fixed (LJ_GC_FIXED, LJ_GC_SFIXED).
+	bool dead(uint64_t addr) const
+	{
+		const uint8_t marked = vm.value<uint8_t>(addr + ly.ptrsize).value_or(0);
+		return (marked & dead_white) && !(marked & (LJ_GC_FIXED | LJ_GC_SFIXED));
 	}
 
 	template <typename Fields>
@@ -160,7 +190,7 @@ struct RetainedHeap::Graph {
 		bool gc; // one of the roots lj_gc.c marks
 	};
 	void add_root(const std::string &name, uint64_t addr);
-	void add_later_root(const LaterRoot &root, size_t slot);
+	void add_later_root(const LaterRoot &root, uint64_t slot);
 	void add_gcroot_array(std::vector<LaterRoot> &later);
 	void find_dominators();
 	void accumulate();
@@ -215,7 +245,7 @@ void RetainedHeap::Graph::add_root(const std::string &name, uint64_t addr)
 	if (n == none || named.count(n))
 		return;
 	named.emplace(n, name);
-	succ.push_back(n);
+	succ.add(n);
 }
 
 // A root searched from once the first ones are done, into slot of the
@@ -223,7 +253,7 @@ void RetainedHeap::Graph::add_root(const std::string &name, uint64_t addr)
 // however it was reached; one it does not (the running coroutine) only
 // if nothing else reached it: else the slot keeps the roots themselves,
 // an edge the dominators skip.
-void RetainedHeap::Graph::add_later_root(const LaterRoot &root, size_t slot)
+void RetainedHeap::Graph::add_later_root(const LaterRoot &root, uint64_t slot)
 {
 	uint32_t i = root.addr ? objects.find(root.addr) : gc::HeapObjects::none;
 	bool reached = i != gc::HeapObjects::none && node_of[i] != none;
@@ -234,7 +264,7 @@ void RetainedHeap::Graph::add_later_root(const LaterRoot &root, size_t slot)
 		return;
 	named.emplace(n, root.name);
 	if (root.gc || !reached)
-		succ[slot] = n;
+		succ.set_target(slot, n);
 }
 
 // g->gcroot[]'s objects (gc_roots.h) as roots: only those the heap lists,
@@ -264,11 +294,18 @@ void RetainedHeap::Graph::add_gcroot_array(std::vector<LaterRoot> &later)
 
 // Breadth-first from the roots: numbers the nodes, and lists each one's
 // successors as it is visited, so the list of node n follows n - 1's.
+// The search's order is its queue: object_of.
 void RetainedHeap::Graph::build()
 {
 	const GlobalState g(vm);
 	const GcRoots r = gc_roots(vm);
 	main_thread = r.main_thread;
+	running_thread = r.cur_L;
+	auto state = g.gc_state();
+	auto white = g.gc_currentwhite();
+	if (state && (*state == LJ_GCS_SWEEPSTRING || *state == LJ_GCS_SWEEP) && white &&
+	    (*white == 1 || *white == 2))
+		dead_white = *white ^ LJ_GC_WHITES;
 	if (auto cts = g.ctype_state(); cts && *cts) {
 		const CTypeState state(vm, *cts);
 		cts_tab = state.tab().value_or(0);
@@ -278,13 +315,8 @@ void RetainedHeap::Graph::build()
 	// Most objects are reachable: room for all of them at once, not
 	// copies of the arrays each time they double.
 	object_of.reserve(objects.size() + 1);
-	parent.reserve(objects.size() + 1);
-	succ_begin.reserve(objects.size() + 2);
-	succ.reserve(objects.size() + objects.size() / 4);
 	retained.reserve(objects.size() + 1);
 	object_of.push_back(0); // the roots together
-	parent.push_back(none);
-	succ_begin.push_back(0);
 	// As gc --paths: what the heap holds first, from _G, package.loaded
 	// (no root of the GC's, but reachable from the registry) and the
 	// registry; a path through the stacks of the main and the running
@@ -307,15 +339,16 @@ void RetainedHeap::Graph::build()
 	}
 	// Their slots in the list of the roots, filled when the first
 	// search is done.
-	const size_t later_slots = succ.size();
-	succ.resize(later_slots + later.size(), roots);
+	const uint64_t later_slots = succ.edges();
+	for (size_t k = 0; k < later.size(); k++)
+		succ.add(roots);
 	struct Sink {
 		Graph &g;
 		Node from;
-		void ref(RefKind, uint64_t, uint64_t target)
+		void ref(RefKind kind, uint64_t, uint64_t target)
 		{
-			if (Node n = g.reach(target, from); n != none)
-				g.succ.push_back(n);
+			if (Node n = g.reach(target, from, kind == RefKind::stack_slot); n != none)
+				g.succ.add(n);
 		}
 		bool stopped() const { return false; }
 		void scanned(uint64_t) {}
@@ -334,11 +367,8 @@ void RetainedHeap::Graph::build()
 		}
 		if (n == object_of.size())
 			break;
-		succ_begin.push_back(uint32_t(succ.size()));
-		if (succ.size() >= UINT32_MAX - (1u << 20)) {
-			problem(address(n), "more references than this tool can count");
-			break;
-		}
+		succ.end_list(); // n - 1's
+		parents.visit_next();
 		uint64_t o = address(n);
 		bool lua_function = false;
 		uint8_t gct = fields.fetch(o) ? gc_header::gct(ly, fields) : 0;
@@ -354,15 +384,15 @@ void RetainedHeap::Graph::build()
 		sink.from = n;
 		refs.visit(o, gct);
 	}
-	while (succ_begin.size() <= object_of.size())
-		succ_begin.push_back(uint32_t(succ.size()));
+	while (succ.lists() < object_of.size())
+		succ.end_list();
 	retained.resize(object_of.size(), 0);
 	node_count = Node(object_of.size());
 }
 
 void RetainedHeap::Graph::find_dominators()
 {
-	gc::Dominators d = gc::dominators(succ_begin, succ);
+	gc::Dominators d = gc::dominators(succ);
 	if (!d.settled)
 		problem(0, "dominators not settled: the tree is an approximation");
 	idom = std::move(d.idom);
@@ -462,14 +492,23 @@ RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool obj
 	// Not needed by the dominators, and node_of holds it inverted.
 	release(g.object_of);
 	g.find_dominators();
-	// The successor lists are only needed for the dominators.
-	release(g.succ);
-	release(g.succ_begin);
+	// The successor lists are only needed for the dominators, and one
+	// of node_of and object_of for the answers.
+	g.succ = {};
 	g.object_of.assign(g.node_count, 0);
 	for (uint32_t i = 0; i < g.objects.size(); i++)
 		if (g.node_of[i] != none)
 			g.object_of[g.node_of[i]] = i;
+	release(g.node_of);
 	g.accumulate();
+	if (g.stale_slots || g.dead_objects)
+		g.diagnostics.note(
+			"retained: not followed: " + std::to_string(g.stale_slots) +
+			" slots of the running thread's stack above its live frames that hold no "
+			"object, and " +
+			std::to_string(g.dead_objects) +
+			" dead objects the sweep under way frees (references of a running "
+			"process's stale slots)");
 	if (g_->problems > max_listed_problems)
 		g_->diagnostics.problem(
 			"retained: " + std::to_string(g_->problems - max_listed_problems) +
@@ -521,10 +560,27 @@ RetainedHeap::Node RetainedHeap::idom(Node n) const
 {
 	return g_->idom[n];
 }
-RetainedHeap::Node RetainedHeap::node_of(uint64_t addr) const
+std::vector<RetainedHeap::Node> RetainedHeap::nodes_of(const std::vector<uint64_t> &addrs) const
 {
-	uint32_t i = g_->objects.find(addr);
-	return i == gc::HeapObjects::none ? none : g_->node_of[i];
+	std::vector<Node> out(addrs.size(), none);
+	// By object index: where addrs has it. One pass over the nodes
+	// finds them all.
+	std::unordered_multimap<uint32_t, size_t> wanted;
+	std::vector<bool> is_wanted(g_->objects.size());
+	for (size_t k = 0; k < addrs.size(); k++)
+		if (uint32_t i = g_->objects.find(addrs[k]); i != gc::HeapObjects::none) {
+			wanted.emplace(i, k);
+			is_wanted[i] = true;
+		}
+	for (Node n = 1; n < nodes() && !wanted.empty(); n++) {
+		const uint32_t i = g_->object_of[n];
+		if (!is_wanted[i])
+			continue;
+		auto [first, last] = wanted.equal_range(i);
+		for (auto it = first; it != last; ++it)
+			out[it->second] = n;
+	}
+	return out;
 }
 uint64_t RetainedHeap::objects_listed() const
 {
@@ -545,7 +601,7 @@ std::string RetainedHeap::path(Node n) const
 		return "<roots>";
 	std::vector<Node> chain;
 	for (Node at = n; at != roots && at != none && chain.size() <= nodes();
-	     at = g_->parent[at]) {
+	     at = g_->parents.parent(at)) {
 		chain.push_back(at);
 		if (g_->named.count(at))
 			break;
@@ -615,16 +671,18 @@ std::map<std::string, uint64_t> RetainedHeap::retained_by_prefix() const
 	for (const auto &[n, name] : g_->named)
 		named[n] = true;
 	std::unordered_map<Node, std::unordered_set<uint64_t>> children;
-	for (Node k = 1; k < nodes(); k++) {
-		Node p = g_->parent[k];
-		if (p != roots && p != none && named[p] && !named[k])
+	std::unordered_map<uint64_t, Node> node_at;
+	g_->parents.for_each([&](Node k, Node p) {
+		if (p != roots && named[p] && !named[k]) {
 			children[p].insert(address(k));
-	}
+			node_at.emplace(address(k), k);
+		}
+	});
 	std::map<std::string, uint64_t> out;
 	for (const auto &[p, kids] : children) {
 		const std::string &name = g_->named.at(p);
 		for (const auto &[addr, label] : g_->labels(p, kids))
-			out[name + label] += retained_bytes(node_of(addr));
+			out[name + label] += retained_bytes(node_at.at(addr));
 	}
 	return out;
 }

@@ -60,8 +60,9 @@ public:
 	// The immediate dominator: roots (0) for an object only the roots
 	// dominate together, none for roots itself.
 	Node idom(Node n) const;
-	// The node of the object at addr; none if no root reaches it.
-	Node node_of(uint64_t addr) const;
+	// The node of the object at each of addrs; none where no root
+	// reaches it. One pass over the nodes for all of them.
+	std::vector<Node> nodes_of(const std::vector<uint64_t> &addrs) const;
 	// A shortest path from a root, as `gc --paths` writes one
 	// ("_G.app.cache[3]"); a root's label for a root.
 	std::string path(Node n) const;

@@ -25,6 +25,12 @@ public:
 	Read<uint64_t> gc_total() const { return vm_.ref(g_ + ly().g_gc_total); }
 	// g->gc.state: the collector's phase (GCSpause, GCSpropagate, ...).
 	Read<uint8_t> gc_state() const { return vm_.value<uint8_t>(g_ + LJ_G_GC_STATE(&ly())); }
+	// g->gc.currentwhite, right before state: the white of objects
+	// allocated since the last atomic phase (lj_gc.h).
+	Read<uint8_t> gc_currentwhite() const
+	{
+		return vm_.value<uint8_t>(g_ + LJ_G_GC_STATE(&ly()) - 1);
+	}
 	// g->allocf and g->allocd: the allocator every object comes from, and
 	// its argument (lua_getallocf()).
 	Read<uint64_t> allocf() const { return vm_.value<uint64_t>(g_ + LJ_G_ALLOCF(&ly())); }

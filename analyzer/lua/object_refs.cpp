@@ -104,6 +104,10 @@ std::string ref_label(const Vm &vm, RefKind kind, uint64_t key, uint64_t from)
 		return ""; // the step to the GCupval named it
 	case RefKind::chunkname:
 		return "<chunk name>";
+	case RefKind::trace:
+		return "<trace " + std::to_string(key) + ">";
+	case RefKind::trace_constant:
+		return "<IR constant " + std::to_string(int64_t(key) - LJ_REF_BIAS) + ">";
 	}
 	return "?";
 }

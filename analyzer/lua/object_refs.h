@@ -1,7 +1,9 @@
 // The objects a GC object references, after lj_gc.c's gc_traverse_*: a
 // table's metatable, array and hash part; a Lua function's prototype and
 // the values of its upvalues, a C function's upvalues; a thread's stack; a
-// prototype's GC constants; a userdata's metatable. Each reference is told
+// prototype's GC constants and, in RefMode::gc, its root trace; a
+// trace's GC constants, the traces it links to and its starting
+// prototype (gc_traverse_trace); a userdata's metatable. Each reference is told
 // to a sink with its kind and key, which ref_label() turns into the step
 // of a path ("._G", "[3]", "<upvalue 'x'>").
 //
@@ -30,12 +32,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyzer/lua/global_state.h"
 #include "analyzer/lua/limits.h"
 #include "analyzer/lua/table.h"
 #include "analyzer/lua/tvalue.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/lua/vm_object.h"
 #include "analyzer/model/lua_text.h"
+#include "luajit/ir_names.h"
 
 namespace ljcore {
 
@@ -52,9 +56,11 @@ enum class RefKind : uint8_t {
 	prototype,  // of a Lua function
 	constant,   // key: index of a prototype's GC constant
 	// RefMode::gc only:
-	env,           // a function's, thread's or userdata's environment table
-	upvalue_value, // of a GCupval; the step from the function says the name
-	chunkname,     // of a prototype
+	env,            // a function's, thread's or userdata's environment table
+	upvalue_value,  // of a GCupval; the step from the function says the name
+	chunkname,      // of a prototype
+	trace,          // a prototype's root trace, or a trace's link; key: trace number
+	trace_constant, // a trace's IR constant (KGC); key: its IR reference
 };
 
 enum class RefMode : uint8_t { paths, gc };
@@ -96,6 +102,10 @@ public:
 		case LJ_TUPVAL:
 			if (gc_)
 				upvalue(o);
+			break;
+		case LJ_TTRACE:
+			if (gc_ && ly_.jit)
+				trace(o);
 			break;
 		default:
 			break;
@@ -285,7 +295,91 @@ private:
 			     memcpy(&gc, p, ly_.ptrsize);
 			     ref(RefKind::constant, *n - 1 - at, gc);
 		     });
+		// GCproto.trace, the first of its root traces, follows flags
+		// in every 2.1 (lj_obj.h).
+		if (gc_ && ly_.jit)
+			if (auto no = vm_.value<uint16_t>(pt + ly_.pt_flags + 1); no && *no)
+				ref(RefKind::trace, *no, trace_object(pt, *no));
 	}
+
+	// GCtrace (lj_gc.c gc_traverse_trace): the GC objects among its IR
+	// constants (refs nk .. REF_TRUE - 1), the traces it links to, its
+	// starting prototype. A trace whose number is 0 (flushed) marks
+	// nothing.
+	void trace(uint64_t T)
+	{
+		const lj_trace_layout &tl = *ly_.jit;
+		object_size::VmObject f{vm_, T};
+		auto half = [&](uint16_t off) { return f.template at<uint16_t>(off); };
+		const uint16_t traceno = half(tl.T_traceno);
+		const uint32_t nk = f.template at<uint32_t>(tl.T_nk);
+		const uint64_t ir = f.template at<uint64_t>(tl.T_ir);
+		if (f.failed || !traceno)
+			return;
+		constexpr uint32_t ref_true = LJ_REF_BIAS - 3;
+		if (nk < ref_true && ref_true - nk <= lj_limit::trace_ir) {
+			buf_.resize(size_t(ref_true - nk + 1) * LJ_IRINS_SIZE);
+			auto r = vm_.memory().read(ir + uint64_t(nk) * LJ_IRINS_SIZE,
+						   std::as_writable_bytes(std::span(buf_)));
+			if (!r)
+				sink_.problem(T, "IR constants unreadable: " + r.error().reason +
+							 " at " + luajit_pointer(r.error().addr));
+			for (uint32_t k = 0; r && k < ref_true - nk; k++) {
+				const unsigned char *ins = buf_.data() + size_t(k) * LJ_IRINS_SIZE;
+				const uint8_t op = ins[LJ_IRINS_O];
+				if (op == ir_ops_.kgc) {
+					uint64_t gc = 0;
+					memcpy(&gc, ly_.gc64 ? ins + LJ_IRINS_SIZE : ins,
+					       ly_.ptrsize);
+					ref(RefKind::trace_constant, nk + k, gc);
+				}
+				// A 64-bit payload takes the next slot (lj_ir.h).
+				if (op == ir_ops_.knum || op == ir_ops_.kint64 ||
+				    (ly_.gc64 && (op == ir_ops_.kgc || op == ir_ops_.kptr ||
+						  op == ir_ops_.kkptr)))
+					k++;
+			}
+		}
+		for (uint16_t off : {tl.T_link, tl.T_nextroot, tl.T_nextside})
+			if (uint16_t no = half(off))
+				ref(RefKind::trace, no, trace_object(T, no));
+		ref(RefKind::prototype, 0, f.ref(tl.T_startpt, ly_.ptrsize));
+	}
+
+	// The trace J->trace[no] holds; 0, and a problem of from, past the
+	// array or where it cannot be read.
+	uint64_t trace_object(uint64_t from, uint16_t no)
+	{
+		if (!trace_array_) {
+			const uint64_t J = GlobalState(vm_).gg() + ly_.jit->gg_J;
+			trace_array_ = vm_.value<uint64_t>(J + ly_.jit->J_trace).value_or(0);
+			sizetrace_ = vm_.value<uint32_t>(J + ly_.jit->J_sizetrace).value_or(0);
+		}
+		std::expected<uint64_t, ReadMiss> t =
+			std::unexpected(ReadMiss{0, "past J->trace[]"});
+		if (no < sizetrace_)
+			t = vm_.ref(trace_array_ + uint64_t(no) * ly_.ptrsize);
+		if (!t) {
+			sink_.problem(from, "trace " + std::to_string(no) +
+						    " not in J->trace[]: " + t.error().reason);
+			return 0;
+		}
+		return *t;
+	}
+
+	// IR opcodes of constants, by name (IRDEF's order is data): the
+	// same numbers in every fork, as constants come first.
+	struct IrConstOps {
+		uint8_t kgc = op("KGC"), kptr = op("KPTR"), kkptr = op("KKPTR"), knum = op("KNUM"),
+			kint64 = op("KINT64");
+		static uint8_t op(const char *name)
+		{
+			for (size_t i = 0; i < sizeof lj_ir_ops / sizeof lj_ir_ops[0]; i++)
+				if (!strcmp(lj_ir_ops[i].name, name))
+					return uint8_t(i);
+			return 0xff;
+		}
+	};
 
 	// The weak halves of a table (lj_gc.c gc_traverse_tab): bits of
 	// weak_mode(), for the table being visited.
@@ -336,6 +430,10 @@ private:
 	uint8_t weak_ = 0;
 	std::unordered_map<uint64_t, uint8_t> weak_cache_;
 	std::vector<unsigned char> buf_;
+	// J->trace[] and its length, read at the first trace reached.
+	uint64_t trace_array_ = 0;
+	uint32_t sizetrace_ = 0;
+	IrConstOps ir_ops_;
 };
 
 } // namespace ljcore

@@ -17,15 +17,14 @@ constexpr uint32_t none = Dominators::none;
 // The successor lists of nodes 0 .. n - 1 from their edges.
 Dominators of(uint32_t n, const std::vector<std::pair<uint32_t, uint32_t>> &edges)
 {
-	std::vector<uint32_t> begin(n + 1, 0), succ(edges.size());
-	for (auto [from, to] : edges)
-		begin[from + 1]++;
-	for (uint32_t i = 0; i < n; i++)
-		begin[i + 1] += begin[i];
-	std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
-	for (auto [from, to] : edges)
-		succ[at[from]++] = to;
-	return dominators(begin, succ);
+	ljcore::gc::SuccessorLists succ;
+	for (uint32_t from = 0; from < n; from++) {
+		for (auto [f, to] : edges)
+			if (f == from)
+				succ.add(to);
+		succ.end_list();
+	}
+	return dominators(succ);
 }
 
 } // namespace

@@ -1,0 +1,78 @@
+// The successor lists of a graph's nodes, appended node by node in the
+// order they are numbered. An edge is its 4-byte target, kept in chunks
+// that never move: a heap's edges are counted only once its last object is
+// visited, and a vector growing to them would hold three times their
+// memory while it copies. Where each list ends is a bit, not a 4-byte
+// offset a node: a one for each edge and a zero at the end of each list,
+// read in order by for_each().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ljcore::gc {
+
+class SuccessorLists {
+public:
+	// An edge from the node whose list is open to target.
+	void add(uint32_t target)
+	{
+		if ((edges_ & chunk_mask) == 0)
+			chunks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(chunk_edges));
+		chunks_.back()[edges_ & chunk_mask] = target;
+		edges_++;
+		push_bit(true);
+	}
+	// Closes the open list; the next node's opens.
+	void end_list()
+	{
+		lists_++;
+		push_bit(false);
+	}
+	uint32_t lists() const { return lists_; }
+	uint64_t edges() const { return edges_; }
+	// Edge e (0 .. edges() - 1, in the order added) and a new target for it.
+	uint32_t target(uint64_t e) const { return chunks_[e >> chunk_bits][e & chunk_mask]; }
+	void set_target(uint64_t e, uint32_t target)
+	{
+		chunks_[e >> chunk_bits][e & chunk_mask] = target;
+	}
+
+	// f(node, target) for every edge of the closed lists, in order.
+	template <typename F> void for_each(F &&f) const
+	{
+		uint32_t node = 0;
+		uint64_t e = 0;
+		for (size_t w = 0; w < ends_.size() && node < lists_; w++) {
+			const unsigned n = w + 1 < ends_.size() || !(bits_ & 63) ? 64 : bits_ & 63;
+			for (unsigned b = 0; b < n && node < lists_; b++) {
+				if (ends_[w] >> b & 1)
+					f(node, target(e++));
+				else
+					node++;
+			}
+		}
+	}
+
+private:
+	static constexpr unsigned chunk_bits = 20;
+	static constexpr uint64_t chunk_edges = uint64_t(1) << chunk_bits;
+	static constexpr uint64_t chunk_mask = chunk_edges - 1;
+
+	void push_bit(bool one)
+	{
+		if ((bits_ & 63) == 0)
+			ends_.push_back(0);
+		ends_.back() |= uint64_t(one) << (bits_ & 63);
+		bits_++;
+	}
+
+	std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+	uint64_t edges_ = 0;
+	std::vector<uint64_t> ends_; // a one an edge, a zero where a list ends
+	uint64_t bits_ = 0;
+	uint32_t lists_ = 0;
+};
+
+} // namespace ljcore::gc
