@@ -62,6 +62,8 @@ _ljcore_command() {
 			'--children[also sample its children]' \
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
 			'--blocking[userspace: stop the VM thread per sample]' \
+			'(--wall)--off-cpu[time off the CPU, blocked or waiting for it]' \
+			'(--off-cpu)--wall[time on and off the CPU]' \
 			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
 			'--sample-bytes[bytes between sampled allocations]:bytes:' \
 			'--diff[compare two saved profiles]:before:_files:after:_files' ;;
