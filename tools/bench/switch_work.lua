@@ -10,13 +10,15 @@ int fork(void);
 long read(int fd, void *buf, unsigned long n);
 long write(int fd, const void *buf, unsigned long n);
 int _exit(int status);
+int close(int fd);
 ]]
 local C = ffi.C
 local to_child, to_parent = ffi.new("int[2]"), ffi.new("int[2]")
 assert(C.pipe(to_child) == 0 and C.pipe(to_parent) == 0)
 local byte = ffi.new("char[1]")
 if C.fork() == 0 then
-  -- The echo, until the parent closes its end.
+  -- The echo, until the parent's end is closed (it exits).
+  C.close(to_child[1])
   while C.read(to_child[0], byte, 1) == 1 do C.write(to_parent[1], byte, 1) end
   C._exit(0)
 end
