@@ -63,6 +63,8 @@ _ljcore_command() {
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
 			'--blocking[userspace: stop the VM thread per sample]' \
 			'--by-request[nginx: samples under the request they served]' \
+			'(--wall)--off-cpu[time off the CPU, blocked or waiting for it]' \
+			'(--off-cpu)--wall[time on and off the CPU]' \
 			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
 			'--sample-bytes[bytes between sampled allocations]:bytes:' \
 			'--diff[compare two saved profiles]:before:_files:after:_files' ;;

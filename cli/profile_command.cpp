@@ -54,7 +54,10 @@ void print_summary(std::ostream &err, const Profile &p)
 		err << " " << p.pid;
 	}
 	err << ", " << p.samples;
-	if (bytes)
+	if (!p.time.empty())
+		err << " samples (" << (p.time == "wall" ? "on the CPU, and " : "")
+		    << "switches off it) in " << p.duration_s << " s";
+	else if (bytes)
 		err << " sampled allocations in " << p.duration_s << " s, one per "
 		    << p.sample_bytes << " bytes on average";
 	else
@@ -77,6 +80,13 @@ bool usable(const ProfileOptions &o)
 	    (o.native || o.blocking || o.backend == ProfileOptions::Backend::userspace)) {
 		std::cerr << "ljcore: --alloc probes the allocator with BPF uprobes: it has no "
 			     "userspace backend, --blocking or --native\n";
+		return false;
+	}
+	if (o.time != ProfileOptions::Time::cpu &&
+	    (o.alloc != ProfileOptions::Alloc::off || o.native || o.blocking ||
+	     o.backend == ProfileOptions::Backend::userspace)) {
+		std::cerr << "ljcore: --off-cpu and --wall take stacks at the scheduler's switch "
+			     "with BPF: no userspace backend, --blocking, --native or --alloc\n";
 		return false;
 	}
 	return true;
@@ -155,6 +165,16 @@ public:
 			      "folded, svg and speedscope, a table of requests with top "
 			      "(pprof always has them as labels)")
 			->excludes(diff);
+		auto *off_cpu = cmd->add_flag(
+			"--off-cpu", off_cpu_,
+			"time off the CPU, not on it: the stacks the VM's thread leaves the "
+			"CPU in, in nanoseconds until it runs again, under [off-cpu: blocked] "
+			"or [off-cpu: runqueue] (BPF, at sched_switch)");
+		auto *wall = cmd->add_flag("--wall", wall_,
+					   "wall-clock time: --off-cpu's stacks and the CPU "
+					   "samples (each worth the period, under [on-cpu]) "
+					   "in one profile, in nanoseconds");
+		off_cpu->excludes(wall);
 		cmd->add_flag("--blocking", options_.blocking,
 			      "userspace backend: stop the VM's thread for each sample, so "
 			      "its frames are exact (the default never stops it)");
@@ -175,6 +195,8 @@ public:
 		using Alloc = ProfileOptions::Alloc;
 		if (alloc_opt_->count())
 			options_.alloc = alloc_ == "all" ? Alloc::all : Alloc::outstanding;
+		using Time = ProfileOptions::Time;
+		options_.time = wall_ ? Time::wall : off_cpu_ ? Time::off_cpu : Time::cpu;
 		if (!usable(options_) || !usable_by_request())
 			return exit_usage;
 		auto p = sample();
@@ -248,6 +270,7 @@ private:
 	std::string backend_ = "auto";
 	std::string alloc_;
 	bool by_request_ = false;
+	bool off_cpu_ = false, wall_ = false;
 	CLI::Option *alloc_opt_ = nullptr;
 	CLI::Option *format_opt_ = nullptr;
 	std::vector<std::string> diff_; // --diff BEFORE AFTER

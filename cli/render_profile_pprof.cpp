@@ -94,11 +94,14 @@ std::string profile_pprof_message(const Profile &p)
 	pprof::Profile out;
 	StringTable strings(out);
 	// Samples as counts, and as CPU time where the rate gives a period.
-	// A profile of bytes (allocations) has one type: its bytes.
-	const bool bytes = p.unit == "bytes";
-	const int64_t period = p.rate_hz ? 1000000000 / p.rate_hz : 0;
+	// A profile of bytes (allocations) has one type: its bytes; one in
+	// time (--off-cpu, --wall), its nanoseconds.
+	const bool bytes = p.unit == "bytes", in_time = !p.time.empty();
+	const int64_t period = p.rate_hz && !in_time ? 1000000000 / p.rate_hz : 0;
 	if (bytes) {
 		add_value_type(out.add_sample_type(), strings, "space", "bytes");
+	} else if (in_time) {
+		add_value_type(out.add_sample_type(), strings, p.time.c_str(), "nanoseconds");
 	} else {
 		add_value_type(out.add_sample_type(), strings, "samples", "count");
 		if (period) {

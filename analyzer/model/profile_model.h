@@ -95,7 +95,9 @@ struct Profile {
 	// backend refused, a child without a VM...) and problems (a VM whose
 	// allocator could not be read).
 	Diagnostics diagnostics;
-	std::string unit = "samples";
+	std::string unit = "samples"; // or "bytes", "nanoseconds"
+	// In nanoseconds: "off-cpu" (--off-cpu) or "wall" (--wall).
+	std::string time;
 	uint32_t rate_hz = 0;
 	uint64_t sample_bytes = 0; // allocations: the mean bytes between samples
 	double duration_s = 0;

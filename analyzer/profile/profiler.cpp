@@ -6,15 +6,37 @@
 
 #include "analyzer/profile/alloc_profiler.h"
 #include "analyzer/profile/bpf_sampler.h"
+#include "analyzer/profile/offcpu_sampler.h"
 #include "analyzer/profile/profiled_process.h"
 #include "analyzer/profile/request_tags.h"
 #include "analyzer/profile/sample_namer.h"
 #include "analyzer/profile/tally.h"
+#include "analyzer/profile/time_weight.h"
 #include "analyzer/profile/user_sampler.h"
+#include "analyzer/profile/wall_sampler.h"
+#include "luajit/bpf/offcpu_event.h"
 
 namespace ljcore {
 
 namespace {
+
+// --off-cpu, --wall: BPF only, userspace cannot see a thread leave the CPU.
+std::expected<std::unique_ptr<Sampler>, ProfileError> open_time_sampler(const ProfileOptions &o)
+{
+	auto refused = [](const Error &e) {
+		return std::unexpected(ProfileError{ProfileFailure::no_sampler, e.message});
+	};
+	auto off = OffCpuSampler::open();
+	if (!off)
+		return refused(off.error());
+	if (o.time == ProfileOptions::Time::off_cpu)
+		return std::unique_ptr<Sampler>(std::move(*off));
+	auto on = BpfSampler::open(o.rate_hz);
+	if (!on)
+		return refused(on.error());
+	return std::unique_ptr<Sampler>(
+		std::make_unique<WallSampler>(std::move(*on), std::move(*off)));
+}
 
 // The BPF sampler where the kernel allows it (and it was not declined),
 // else the userspace one; a note says why BPF was not used.
@@ -22,6 +44,8 @@ std::expected<std::unique_ptr<Sampler>, ProfileError> open_sampler(const Profile
 								   Profile &p)
 {
 	using Backend = ProfileOptions::Backend;
+	if (o.time != ProfileOptions::Time::cpu)
+		return open_time_sampler(o);
 	if (o.backend != Backend::userspace && !o.blocking) {
 		auto bpf = BpfSampler::open(o.rate_hz);
 		if (bpf)
@@ -52,6 +76,12 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	Profile p;
 	p.pid = o.pid;
 	p.rate_hz = o.rate_hz;
+	const bool in_time = o.time != ProfileOptions::Time::cpu;
+	const uint64_t period_ns = 1000000000 / o.rate_hz;
+	if (in_time) {
+		p.unit = "nanoseconds";
+		p.time = o.time == ProfileOptions::Time::wall ? "wall" : "off-cpu";
+	}
 	auto procs = attach_profiled(o.pid, o.children, p);
 	if (!procs)
 		return std::unexpected(procs.error());
@@ -93,13 +123,20 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		else if (c == by_pid.end())
 			tally.count("failed: no VM for the process", true);
 		else {
-			NamedSample named = c->second->name(s);
+			// Off the CPU, the VM is in a call it made, as at the
+			// allocator: a trace's return address places it.
+			NamedSample named =
+				in_time ? c->second->name(s, s.offcpu_state != LJ_OFFCPU_ON_CPU)
+					: c->second->name(s);
 			// Without Lua frames (nginx's own code), g->cur_L is
 			// the coroutine that ran last: its request is not
 			// what runs now.
 			if (s.nframes)
 				named.labels.request = request_label(s.request);
-			tally.add(named);
+			if (in_time)
+				tally.add(named, weigh_in_time(named, s, period_ns));
+			else
+				tally.add(named);
 		}
 	};
 	while (Clock::now() < deadline && !(o.stop && o.stop())) {
@@ -111,6 +148,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	}
 	// What the ring buffer still holds was sampled in time.
 	(void)(*sampler)->poll(0, handler);
+	(*sampler)->finish(handler);
 	if (uint64_t dropped = (*sampler)->dropped())
 		tally.count(std::string("failed: ") + (*sampler)->dropped_reason(), true, dropped);
 	p.backend = (*sampler)->backend();

@@ -22,6 +22,10 @@ struct ProfileOptions {
 	bool children = false;
 	// The native frames around the Lua frames of each sample.
 	bool native = false;
+	// What a sample weighs: CPU time (a sample per period on the CPU),
+	// the time off the CPU (a sample at each switch out, weighing the
+	// nanoseconds until the thread ran again), or both (wall-clock time).
+	enum class Time { cpu, off_cpu, wall } time = Time::cpu;
 	// Allocations instead of CPU time (a uprobe at the VM's allocator):
 	// bytes still allocated at the end, or every byte allocated.
 	enum class Alloc { off, outstanding, all } alloc = Alloc::off;

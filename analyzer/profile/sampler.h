@@ -26,6 +26,11 @@ public:
 	// Waits up to timeout_ms for samples and hands each to handler.
 	virtual Expected<void> poll(int timeout_ms, const Handler &handler) = 0;
 
+	// At the end: hands over what the sampler still holds back (the
+	// threads off the CPU now, whose samples weigh the time until they
+	// run again).
+	virtual void finish(const Handler &) {}
+
 	// Samples taken but lost before they could be handed over, with why.
 	virtual uint64_t dropped() const = 0;
 	virtual const char *dropped_reason() const = 0;

@@ -10,7 +10,7 @@
 /* after linux/bpf.h, which defines the types it uses */
 #include "sample.bpf.h"
 /* after sample.bpf.h, which defines LJ_READ */
-#include "../nginx_request.h"
+#include "request_tag.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -18,14 +18,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lj_profile_vm);
 } vms SEC(".maps");
-
-/* nginx workers: where their coroutines' requests are (tag_request). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct lj_nginx_offsets);
-} nginx SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -56,17 +48,6 @@ static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sampl
 	out->regs[15] = ctx->regs.r15;
 	out->regs[16] = ctx->regs.rip;
 	copy_stack(out, sp, LJ_PROFILE_STACK_BYTES);
-}
-
-/* The request the walked coroutine serves, now: once answered, its memory
- * is reused. */
-static void tag_request(__u32 pid, struct lj_profile_sample *out)
-{
-	const struct lj_nginx_offsets *o = bpf_map_lookup_elem(&nginx, &pid);
-
-	out->request.status = LJ_REQUEST_NONE;
-	if (o && out->source == LJ_PROFILE_WALKED)
-		lj_request_read(0, o, out->L, &out->request);
 }
 
 SEC("perf_event")

@@ -84,6 +84,11 @@ struct lj_profile_sample {
 	u8 stack[LJ_PROFILE_STACK_BYTES];
 	/* request */
 	struct lj_profile_request request; /* nginx: the coroutine's request */
+	/* off-CPU (offcpu.bpf.c; offcpu_event.h): a thread leaving the CPU. */
+	u32 offcpu_state; /* enum lj_offcpu_state: 0, a sample on the CPU */
+	u32 offcpu_pad;
+	u64 offcpu_since; /* bpf_ktime_get_ns() when it left */
+	u64 offcpu_ns;    /* how long it stayed off: set by userspace */
 };
 
 #endif
