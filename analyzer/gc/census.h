@@ -95,6 +95,12 @@ private:
 	// The chains of buckets [first, first + n); false when a problem ends
 	// the walk there.
 	bool walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringScratch &scratch);
+	// Sizes the string at addr, a link of a chain, and sets next to the
+	// link after it; false, told as a problem, if it is no string.
+	bool visit_string(uint64_t addr, uint64_t &next);
+	// The chains still going after rounds links, each followed to its
+	// end on its own; false when a problem ends the walk there.
+	bool walk_long_chains(const std::vector<uint64_t> &links, uint64_t rounds);
 	// One batch's findings, as if this census had walked it after the
 	// batches added before.
 	void add_batch(Census &part);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "analyzer/gc/brent_cycle.h"
 #include "analyzer/gc/census.h"
 #include "analyzer/gc/string_table.h"
 #include "analyzer/lua/gc_header.h"
@@ -10,30 +11,45 @@ namespace ljcore::gc {
 
 namespace {
 
-// Puts links in order of the 64 KB region of the heap they point into,
-// in one counting pass (O(n), unlike a sort): visits that stay within a
-// few pages at a time hit the TLB and let the hardware prefetcher help.
-void order_by_region(std::vector<StringLink> &links, std::vector<StringLink> &out,
-		     std::vector<uint32_t> &counts)
+// Links a chain of a table LuaJIT keeps at one string per bucket on
+// average (lj_str.c resizes it when there are more) never reaches; past
+// them a chain is followed on its own, which a cyclic one needs.
+constexpr uint64_t chain_rounds = 64;
+
+// Puts addresses in order of the page of the heap they point into, by
+// two passes of a least-significant-digit radix sort: linear in their
+// number, and each pass writes to at most 2 K places at a time, few
+// enough for the TLB (a one-pass counting sort over the pages of a
+// 4 GB heap writes to a million).
+void order_by_page(std::vector<uint64_t> &links, std::vector<uint64_t> &spare,
+		   std::vector<uint32_t> &counts)
 {
 	if (links.size() < 2)
 		return;
+	constexpr unsigned digit_bits = 11;
+	constexpr uint64_t digit_mask = (1u << digit_bits) - 1;
 	uint64_t lo = UINT64_MAX, hi = 0;
-	for (const StringLink &l : links)
-		lo = std::min(lo, l.addr), hi = std::max(hi, l.addr);
-	unsigned shift = 16;
-	// At most 1 M regions: a heap spread wider gets coarser ones.
-	while (((hi - lo) >> shift) >= (1u << 20))
+	for (uint64_t a : links)
+		lo = std::min(lo, a), hi = std::max(hi, a);
+	// Pages, or coarser regions for a heap spread wider than two
+	// digits' worth of them.
+	unsigned shift = 12;
+	while (((hi - lo) >> shift) >> (2 * digit_bits))
 		shift++;
-	counts.assign(((hi - lo) >> shift) + 2, 0);
-	for (const StringLink &l : links)
-		counts[((l.addr - lo) >> shift) + 1]++;
-	for (size_t i = 1; i < counts.size(); i++)
-		counts[i] += counts[i - 1];
-	out.resize(links.size());
-	for (const StringLink &l : links)
-		out[counts[(l.addr - lo) >> shift]++] = l;
-	links.swap(out);
+	spare.resize(links.size());
+	for (unsigned pass = 0; pass < 2; pass++) {
+		const unsigned s = shift + pass * digit_bits;
+		if (pass && !((hi - lo) >> s))
+			break; // one digit held them all
+		counts.assign(digit_mask + 2, 0);
+		for (uint64_t a : links)
+			counts[(((a - lo) >> s) & digit_mask) + 1]++;
+		for (size_t i = 1; i < counts.size(); i++)
+			counts[i] += counts[i - 1];
+		for (uint64_t a : links)
+			spare[counts[((a - lo) >> s) & digit_mask]++] = a;
+		links.swap(spare);
+	}
 }
 
 } // namespace
@@ -58,25 +74,43 @@ bool Census::open_string_table(uint64_t &tab)
 	return true;
 }
 
-// Hashing scatters the strings of consecutive buckets over the whole heap,
-// and a walk in bucket order waits on memory at every string. So a batch
-// of buckets at a time, one chain link per round; a round's links are
-// visited region by region of the heap, and the string prefetch_distance
-// links ahead is being loaded while this one is sized. On 3 M strings
-// that halves the time of a bucket-order walk. A batch's anchors, chain
-// counts and links (about half a megabyte) stay in the CPU's cache
-// however big the table. The batch size and the prefetch distance are
-// the fastest measured (tools/bench/gc.sh): batches of 8 K to 16 K
-// buckets, 8 links ahead; 256 K buckets took half as long again.
+bool Census::visit_string(uint64_t addr, uint64_t &next)
+{
+	if (!obj_.fetch(addr)) {
+		problem(missed("string table chain"));
+		return false;
+	}
+	next = gc_header::nextgc(ly_, obj_);
+	if (gc_header::gct(ly_, obj_) != LJ_TSTR) {
+		problem("string table chain: object " + luajit_pointer(addr) + " is no string");
+		return false;
+	}
+	size_string(addr);
+	if (obj_.failed()) {
+		problem(missed("string table chain"));
+		return false;
+	}
+	out_.strings.strings++;
+	return true;
+}
+
+// Hashing scatters the strings of consecutive buckets over the whole heap:
+// a walk in bucket order waits on memory at every string, and on a page
+// table walk too once the heap has more pages than the TLB holds (time per
+// string grew 1.6 times from 3 to 30 M strings). So the chains of a batch
+// of buckets are walked together, one link of each per round, and a
+// round's strings in address order: that visits the heap's pages, and the
+// page tables, from one end to the other, a few strings a page, and the
+// string prefetch_distance links ahead is being loaded while this one is
+// sized. A chain's length is the round its last link is in, so nothing is
+// kept per bucket.
 bool Census::walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringScratch &scratch)
 {
 	const size_t prefetch_distance = 8;
 	const unsigned ps = ly_.ptrsize;
 	GcStringTable &st = out_.strings;
-	auto &[anchors, chain, cycle, links, next, spare, counts] = scratch;
+	auto &[anchors, links, next, spare, counts] = scratch;
 	anchors.resize(n * ps);
-	chain.assign(n, 0);
-	cycle.assign(n, BrentCycle{});
 	if (auto r = vm_.memory().read(tab + first * ps, anchors); !r) {
 		problem("string hash table unreadable: " + r.error().reason);
 		return false;
@@ -94,46 +128,46 @@ bool Census::walk_string_batch(uint64_t tab, uint64_t first, uint64_t n, StringS
 			a = a32;
 		}
 		if (a & ~uint64_t(1))
-			links.push_back({a & ~uint64_t(1), uint32_t(k)});
+			links.push_back(a & ~uint64_t(1));
 	}
-	for (const StringLink &l : links)
-		cycle[l.bucket].mark = l.addr;
-	while (!links.empty()) {
-		order_by_region(links, spare, counts);
+	st.used += links.size();
+	for (uint64_t round = 0; !links.empty(); round++) {
+		if (round == chain_rounds)
+			return walk_long_chains(links, round);
+		st.longest = std::max(st.longest, round + 1);
+		order_by_page(links, spare, counts);
 		next.clear();
 		for (size_t i = 0; i < links.size(); i++) {
-			const StringLink &l = links[i];
 			if (i + prefetch_distance < links.size())
-				obj_.prefetch(links[i + prefetch_distance].addr);
-			if (!obj_.fetch(l.addr)) {
-				problem(missed("string table chain"));
+				obj_.prefetch(links[i + prefetch_distance]);
+			uint64_t o;
+			if (!visit_string(links[i], o))
 				return false;
-			}
-			uint64_t o = gc_header::nextgc(ly_, obj_);
-			if (gc_header::gct(ly_, obj_) != LJ_TSTR) {
-				problem("string table chain: object " + luajit_pointer(l.addr) +
-					" is no string");
-				return false;
-			}
-			size_string(l.addr);
-			if (obj_.failed()) {
-				problem(missed("string table chain"));
-				return false;
-			}
-			chain[l.bucket]++;
-			if (o && cycle[l.bucket].loops_at(o)) {
-				problem("string table chain is cyclic");
-				return false;
-			}
 			if (o)
-				next.push_back({o, l.bucket});
+				next.push_back(o);
 		}
 		links.swap(next);
 	}
-	for (uint64_t k = 0; k < n; k++) {
-		st.used += chain[k] != 0;
-		st.longest = std::max<uint64_t>(st.longest, chain[k]);
-		st.strings += chain[k];
+	return true;
+}
+
+bool Census::walk_long_chains(const std::vector<uint64_t> &links, uint64_t rounds)
+{
+	GcStringTable &st = out_.strings;
+	for (uint64_t link : links) {
+		BrentCycle cycle{link};
+		uint64_t length = rounds;
+		for (uint64_t o = link; o;) {
+			uint64_t next;
+			if (!visit_string(o, next))
+				return false;
+			st.longest = std::max(st.longest, ++length);
+			if (next && cycle.loops_at(next)) {
+				problem("string table chain is cyclic");
+				return false;
+			}
+			o = next;
+		}
 	}
 	return true;
 }

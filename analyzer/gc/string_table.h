@@ -6,21 +6,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/gc/brent_cycle.h"
-
 namespace ljcore::gc {
 
-struct StringLink {
-	uint64_t addr;
-	uint32_t bucket; // within the batch of buckets
-};
-
-// What a thread walking string table batches reuses from one to the next.
+// What a thread walking string table batches reuses from one to the next:
+// the batch's anchors as read, the strings of the round being walked and
+// of the next, and the radix sort's spare array and digit counts.
 struct StringScratch {
 	std::vector<std::byte> anchors;
-	std::vector<uint32_t> chain;
-	std::vector<BrentCycle> cycle;
-	std::vector<StringLink> links, next, spare;
+	std::vector<uint64_t> links, next, spare;
 	std::vector<uint32_t> counts;
 };
 
