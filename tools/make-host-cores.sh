@@ -2,7 +2,8 @@
 # Builds the C hosts of testdata/hosts/ against each LuaJIT variant's static library and
 # crashes them into cores, like tools/make-cores.sh does for scripts.
 # Usage: tools/make-host-cores.sh [VARIANT...]   (default: the source-built variants of
-#        tools/variants.txt; Debian's binary packages ship no libluajit.a to link)
+#        tools/variants.txt but -gfields and -pjfields, made to check layouts only;
+#        Debian's binary packages ship no libluajit.a to link)
 # Output: build/hosts/<variant>/two_vms (the host, stripped for -stripped variants), and build/cores/<variant>/two_vms/:
 #   core.kernel, core.gcore         the cores (kernel: ulimit -c; gcore: gdb at the signal)
 #   oracle.<kind>.txt               debug.traceback("", 1) of the crashing VM (main thread)
@@ -20,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 variants=("$@")
 ((${#variants[@]})) ||
-  mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt" | grep -v '^distro-')
+  mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt" | grep -Ev '^distro-|-(g|pj)fields$')
 "$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
 hosts=$root/testdata/hosts
 sources=("$hosts/two_vms.c" "$hosts/parked.lua" "$hosts/crash.lua")
