@@ -264,26 +264,12 @@ Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::
 	return write_snapshot(out_path, out, source_bytes);
 }
 
-Expected<std::vector<std::byte>>
-snapshot_image(const CoreSession &session, const AnalyzeOptions &options,
-	       std::span<const std::pair<uint64_t, uint64_t>> blank)
+CoreContents snapshot_contents(const CoreSession &session, const AnalyzeOptions &options)
 {
 	AnalyzeOptions full = options;
 	full.traces = true;
 	full.mcode = true;
-	CoreContents out = minimized_core(session, full, Reads{}, false);
-	for (CorePiece &piece : out.memory) {
-		const uint64_t end = piece.vaddr + piece.bytes.size();
-		for (auto [addr, size] : blank) {
-			uint64_t from = std::max(addr, piece.vaddr);
-			uint64_t to = std::min(addr + std::min(size, UINT64_MAX - addr), end);
-			if (from < to)
-				std::fill(piece.bytes.begin() + ptrdiff_t(from - piece.vaddr),
-					  piece.bytes.begin() + ptrdiff_t(to - piece.vaddr),
-					  std::byte{0});
-		}
-	}
-	return core_image(out);
+	return minimized_core(session, full, Reads{}, false);
 }
 
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,

@@ -2,12 +2,11 @@
 // regression fixture is kilobytes instead of hundreds of megabytes.
 #pragma once
 
-#include <span>
 #include <string>
-#include <utility>
 
 #include "analyzer/analyze.h"
 #include "analyzer/session.h"
+#include "readers/core_writer.h"
 
 namespace ljcore {
 
@@ -32,14 +31,10 @@ struct SnapshotResult {
 Expected<SnapshotResult> snapshot_core(const std::string &core_path, const std::string &out_path,
 				       const AnalyzeOptions &options, bool only_read_bytes = false);
 
-// The bytes of the core snapshot_core writes, of a core already open
-// (`ljcore catch`: a core's head over the dying process's memory), for
-// the caller to write where and how it must.
-// Bytes in blank (address, size) are written as zeros: the strings that
-// `catch --redact` keeps out.
-Expected<std::vector<std::byte>>
-snapshot_image(const CoreSession &session, const AnalyzeOptions &options,
-	       std::span<const std::pair<uint64_t, uint64_t>> blank = {});
+// What snapshot_core writes, of a core already open (`ljcore catch`: a
+// core's head over the dying process's memory), for the caller to change
+// (catch --redact) and write where and how it must (core_image).
+CoreContents snapshot_contents(const CoreSession &session, const AnalyzeOptions &options);
 
 // The same for a running process: its threads stay stopped while the
 // analysis runs and the pages it read are copied, then run on; the

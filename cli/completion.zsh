@@ -62,6 +62,7 @@ _ljcore_command() {
 			'--children[also sample its children]' \
 			'--backend[the sampler]:backend:(auto bpf userspace)' \
 			'--blocking[userspace: stop the VM thread per sample]' \
+			'--by-request[nginx: samples under the request they served]' \
 			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
 			'--sample-bytes[bytes between sampled allocations]:bytes:' \
 			'--diff[compare two saved profiles]:before:_files:after:_files' ;;

@@ -82,9 +82,13 @@ bool usable(const ProfileOptions &o)
 	return true;
 }
 
-void render_profile(std::ostream &out, const Profile &p, const std::string &format)
+void render_profile(std::ostream &out, const Profile &p, const std::string &format, bool by_request)
 {
-	if (format == "speedscope")
+	if (by_request && format == "top")
+		render_profile_top_requests(out, p);
+	else if (by_request)
+		render_profile(out, profile_by_request(p), format, false);
+	else if (format == "speedscope")
 		render_profile_speedscope(out, p);
 	else if (format == "top")
 		render_profile_top(out, p);
@@ -145,6 +149,12 @@ public:
 				"average (512K)")
 			->transform(CLI::AsSizeValue(false))
 			->check(CLI::PositiveNumber);
+		cmd->add_flag("--by-request", by_request_,
+			      "nginx workers: each sample under the request its coroutine "
+			      "served (\"GET /path\", \"[no request]\"): a root frame in "
+			      "folded, svg and speedscope, a table of requests with top "
+			      "(pprof always has them as labels)")
+			->excludes(diff);
 		cmd->add_flag("--blocking", options_.blocking,
 			      "userspace backend: stop the VM's thread for each sample, so "
 			      "its frames are exact (the default never stops it)");
@@ -165,7 +175,7 @@ public:
 		using Alloc = ProfileOptions::Alloc;
 		if (alloc_opt_->count())
 			options_.alloc = alloc_ == "all" ? Alloc::all : Alloc::outstanding;
-		if (!usable(options_))
+		if (!usable(options_) || !usable_by_request())
 			return exit_usage;
 		auto p = sample();
 		if (!p)
@@ -178,12 +188,29 @@ public:
 				return exit_usage;
 			}
 		}
-		render_profile(output_.empty() ? std::cout : file, *p, format_);
+		render_profile(output_.empty() ? std::cout : file, *p, format_, by_request_);
 		print_summary(std::cerr, *p);
 		return failed(*p) ? exit_partial : exit_ok;
 	}
 
 private:
+	// --by-request is a view of CPU samples in a format that can show it.
+	bool usable_by_request() const
+	{
+		if (!by_request_)
+			return true;
+		if (options_.alloc != ProfileOptions::Alloc::off) {
+			std::cerr << "ljcore: --by-request is for CPU profiles, not --alloc\n";
+			return false;
+		}
+		if (format_ == "pprof") {
+			std::cerr << "ljcore: pprof always carries the request as the label "
+				     "\"request\" (pprof -tagroot request): no --by-request\n";
+			return false;
+		}
+		return true;
+	}
+
 	int run_diff()
 	{
 		std::string format = format_opt_->count() ? format_ : "top";
@@ -220,6 +247,7 @@ private:
 	std::string format_ = "folded";
 	std::string backend_ = "auto";
 	std::string alloc_;
+	bool by_request_ = false;
 	CLI::Option *alloc_opt_ = nullptr;
 	CLI::Option *format_opt_ = nullptr;
 	std::vector<std::string> diff_; // --diff BEFORE AFTER

@@ -125,6 +125,10 @@ void vm_json(JsonWriter &w, const VmResult &vm)
 	}
 	w.key("stack");
 	lua_stack_json(w, vm.stack);
+	w.key("threads").begin_array();
+	for (int32_t tid : vm.threads)
+		w.value(tid);
+	w.end_array();
 	w.key("vmstate").value(vm.vmstate);
 	w.key("vmstate_text").value(vm.vmstate_text);
 	w.end_object();

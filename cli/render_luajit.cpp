@@ -31,6 +31,22 @@ void frame_line(std::ostream &out, const LuaFrame &f)
 		out << " in function <" << f.short_src << ":" << f.line_defined << ">";
 }
 
+// "-- VM 0x... (thread 123, crashed)": which VM the block that follows is
+// of, when there are several (a Lua comment, so the output still reads as
+// Lua's own).
+void vm_label(std::ostream &out, const Analysis &a, const VmResult &vm)
+{
+	out << "-- VM " << luajit_pointer(vm.global_state);
+	if (vm.tid) {
+		out << " (thread " << vm.tid;
+		for (auto &t : a.threads)
+			if (t.tid == vm.tid && t.crashed)
+				out << ", crashed";
+		out << ")";
+	}
+	out << "\n";
+}
+
 } // namespace
 
 void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level)
@@ -60,6 +76,9 @@ void luajit_traceback(std::ostream &out, const LuaStack &stack, int first_level)
 void render_luajit(std::ostream &out, const Analysis &a, const RenderOptions &o)
 {
 	for (auto &vm : a.vms) {
+		// One VM prints exactly what debug.traceback() would.
+		if (a.vms.size() > 1)
+			vm_label(out, a, vm);
 		if (!o.all) {
 			luajit_traceback(out, vm.stack, o.level);
 			continue;

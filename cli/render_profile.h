@@ -30,6 +30,16 @@ void render_profile_top(std::ostream &out, const Profile &p);
 // counts and percentages. Frames under 0.1% of the samples are not drawn.
 void render_profile_svg(std::ostream &out, const Profile &p);
 
+// --by-request (nginx workers): the request each sample's coroutine
+// served, as a root frame and pprof label: "GET /path", or "[no request]",
+// "[request unreadable]".
+std::string profile_request_label(const ProfileRequest &r);
+// The profile with that root frame under every stack, for the flame graph
+// formats.
+Profile profile_by_request(const Profile &p);
+// A table of the requests by their share of the samples, with their Host.
+void render_profile_top_requests(std::ostream &out, const Profile &p);
+
 // pprof's profile.proto (cli/pprof.proto), gzip-compressed, for go tool
 // pprof; profile_pprof_message is the uncompressed message.
 void render_profile_pprof(std::ostream &out, const Profile &p);

@@ -35,6 +35,8 @@ std::string raw_label(const ProfileFrame &f)
 		return "[" + f.name + "]";
 	case ProfileFrameKind::truncated:
 		return "[truncated]";
+	case ProfileFrameKind::request:
+		return f.name;
 	}
 	return "?";
 }

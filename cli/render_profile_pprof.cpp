@@ -1,7 +1,8 @@
 // ljcore profile --format pprof: profile.proto (cli/pprof.proto) compressed
 // with gzip, as `go tool pprof` reads it. A function per Lua prototype
 // (name, chunk, first line), a location per frame label (its current line);
-// each sample's VM state and trace as labels ("vm state", "trace"), which
+// each sample's VM state and trace as labels ("vm state", "trace"), and in
+// nginx workers its request ("request": "GET /path", "host"), which
 // `pprof -tagfocus`, `-tags` and `-tagroot` read.
 #include <algorithm>
 #include <map>
@@ -51,6 +52,23 @@ void add_value_type(pprof::ValueType *t, StringTable &strings, const char *type,
 {
 	t->set_type(strings.index(type));
 	t->set_unit(strings.index(unit));
+}
+
+// A sample's request, where it served one (or an unreadable one): "request"
+// as --by-request's root frame names it, and "host" where there was a Host
+// header. Samples outside any request have neither.
+void add_request_labels(pprof::Sample &sample, StringTable &strings, const ProfileRequest &r)
+{
+	if (r.status == ProfileRequest::Status::none)
+		return;
+	pprof::Label *request = sample.add_label();
+	request->set_key(strings.index("request"));
+	request->set_str(strings.index(printable(profile_request_label(r))));
+	if (!r.host.empty()) {
+		pprof::Label *host = sample.add_label();
+		host->set_key(strings.index("host"));
+		host->set_str(strings.index(printable(r.host)));
+	}
 }
 
 std::string gzip(const std::string &data)
@@ -140,6 +158,7 @@ std::string profile_pprof_message(const Profile &p)
 			trace->set_key(strings.index("trace"));
 			trace->set_num(s.labels.trace);
 		}
+		add_request_labels(*sample, strings, s.labels.request);
 	}
 	return out.SerializeAsString();
 }

@@ -122,7 +122,8 @@ std::string rgb(int r, int g, int b)
 }
 
 // flamegraph.pl's palettes, picked by what the frame is: warm for Lua,
-// yellow for C functions, aqua for native frames, gray for VM states. Stable per label.
+// yellow for C functions, aqua for native frames, violet for requests, gray for VM
+// states. Stable per label.
 std::string color(const Node &n)
 {
 	uint32_t h = hash(n.label);
@@ -138,6 +139,9 @@ std::string color(const Node &n)
 		break;
 	case ProfileFrameKind::native:
 		r = 50 + int(60 * a), g = 165 + int(55 * b), bl = g;
+		break;
+	case ProfileFrameKind::request:
+		r = 170 + int(40 * a), g = 130 + int(40 * b), bl = 220 + int(35 * c);
 		break;
 	default:
 		r = g = bl = 160 + int(40 * a);

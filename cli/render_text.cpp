@@ -164,6 +164,12 @@ void vm_header(std::ostream &out, const VmResult &vm)
 	    << ")\n  checks:";
 	for (size_t i = 0; i < vm.checks.size(); i++)
 		out << (i ? ", " : " ") << printable(vm.checks[i]);
+	if (!vm.threads.empty()) {
+		out << "\n  thread: " << vm.threads[0];
+		for (size_t i = 1; i < vm.threads.size(); i++)
+			out << (i == 1 ? " (also held by " : ", ") << vm.threads[i];
+		out << (vm.threads.size() > 1 ? ")" : "");
+	}
 	out << "\n  state: " << printable(vm.vmstate_text) << ", GC heap " << vm.gc_total
 	    << " bytes, current coroutine " << hex_address(vm.stack.L) << "\n";
 	if (!vm.coroutines.empty()) {

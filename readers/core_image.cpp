@@ -1,5 +1,6 @@
 #include "readers/core_image.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <span>
@@ -64,6 +65,39 @@ CoreImage::~CoreImage()
 {
 	if (data_)
 		munmap(data_, mapped_);
+	if (fd_ >= 0)
+		close(fd_);
+}
+
+void CoreImage::visit_data(uint64_t offset, uint64_t size,
+			   const std::function<void(uint64_t, uint64_t)> &visit) const
+{
+	const uint64_t end = offset + size;
+	if (fd_ < 0 || size == 0) {
+		if (size)
+			visit(offset, size);
+		return;
+	}
+	// Each round moves past one hole at least: as many rounds as the
+	// range has data extents, no more.
+	for (uint64_t at = offset; at < end;) {
+		off_t data = lseek(fd_, off_t(at), SEEK_DATA);
+		if (data < 0) {
+			// ENXIO: no data from here on. Anything else: the file
+			// system cannot tell, so all of the rest.
+			if (errno != ENXIO)
+				visit(at, end - at);
+			return;
+		}
+		if (uint64_t(data) >= end)
+			return;
+		off_t hole = lseek(fd_, data, SEEK_HOLE);
+		uint64_t stop = hole < 0 ? end : std::min<uint64_t>(uint64_t(hole), end);
+		if (stop <= uint64_t(data))
+			stop = end;
+		visit(uint64_t(data), stop - uint64_t(data));
+		at = stop;
+	}
 }
 
 Expected<std::unique_ptr<CoreImage>> CoreImage::open(const std::string &path)
@@ -88,6 +122,8 @@ Expected<std::unique_ptr<CoreImage>> CoreImage::open(const std::string &path)
 	if (compression == Compression::none) {
 		img->data_ = static_cast<std::byte *>(file);
 		img->size_ = img->mapped_ = bytes.size();
+		img->fd_ = f.fd;
+		f.fd = -1;
 		return img;
 	}
 	InflateBuffer out(InflateBuffer::default_limit());

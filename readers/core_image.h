@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,6 +24,14 @@ public:
 	const std::byte *data() const { return data_; }
 	size_t size() const { return size_; }
 	bool decompressed() const { return decompressed_; }
+	// Calls visit(offset, size) for each part of the bytes [offset,
+	// offset + size) that the file holds as data, in order. A kernel core
+	// is a sparse file whose holes are the pages the process never
+	// touched: they read as zeros, but reading them makes the kernel fill
+	// a page of zeros for each (a second per GB). Where the file system
+	// cannot tell, or the core was decompressed, the whole range.
+	void visit_data(uint64_t offset, uint64_t size,
+			const std::function<void(uint64_t, uint64_t)> &visit) const;
 
 private:
 	CoreImage() = default;
@@ -29,6 +39,7 @@ private:
 	size_t size_ = 0;   // bytes of the core
 	size_t mapped_ = 0; // bytes of the mapping that holds them
 	bool decompressed_ = false;
+	int fd_ = -1; // the mapped file's, for its holes; -1 once decompressed
 };
 
 } // namespace ljcore

@@ -193,6 +193,13 @@ Expected<void> ElfCore::load_notes()
 			// NT_X86_XSTATE under "LINUX"; gdb adds its own "GDB" note.
 			if (nh.n_namesz == 5 && memcmp(name, "CORE", 5) == 0)
 				parse_note(nh.n_type, base + desc_off, nh.n_descsz);
+			// aarch64's thread pointer (tpidr_el0), after its thread's
+			// NT_PRSTATUS. qemu-user writes none.
+			if (nh.n_namesz == 6 && memcmp(name, "LINUX", 6) == 0 &&
+			    nh.n_type == NT_ARM_TLS && arch_ == Arch::aarch64 &&
+			    !threads_.empty() && nh.n_descsz >= sizeof(uint64_t))
+				threads_.back().regs.thread_pointer =
+					load<uint64_t>(base + desc_off);
 		}
 	}
 	if (!any)
@@ -386,16 +393,16 @@ MemoryView ElfCore::view(uint64_t addr) const
 	return {s->vaddr, bytes};
 }
 
-void ElfCore::visit_writable(const Visitor &visit) const
+bool ElfCore::writable(uint64_t addr) const
 {
-	if (!unwritten_) {
-		for (const CoreSegment &seg : segments_)
-			if (seg.writable)
-				visit(seg.vaddr, segment_bytes(seg));
-		return;
-	}
-	// A core's head holds no segment: each is copied from the process in
-	// pieces, overlapping by a page.
+	const CoreSegment *s = segment_at(addr);
+	return s && s->writable;
+}
+
+// A core's head holds no segment: each is copied from the process in
+// pieces, overlapping by a page.
+void ElfCore::visit_unwritten(const Visitor &visit) const
+{
 	constexpr uint64_t chunk = 16 << 20, overlap = 4096;
 	std::vector<std::byte> buf;
 	for (const CoreSegment &seg : segments_) {
@@ -410,6 +417,31 @@ void ElfCore::visit_writable(const Visitor &visit) const
 				break;
 			rel += n - overlap;
 		}
+	}
+}
+
+void ElfCore::visit_writable(const Visitor &visit) const
+{
+	if (unwritten_) {
+		visit_unwritten(visit);
+		return;
+	}
+	for (const CoreSegment &seg : segments_) {
+		if (!seg.writable)
+			continue;
+		// Only the parts the file holds: the rest of a sparse core is
+		// zeros, which hold no pointer.
+		auto bytes = segment_bytes(seg);
+		image_->visit_data(seg.offset, bytes.size(), [&](uint64_t offset, uint64_t n) {
+			// Whole words of the segment, whatever the alignment of
+			// the extent in the file (a gcore core's segments are
+			// not page-aligned in it).
+			constexpr uint64_t word = 8;
+			uint64_t from = (offset - seg.offset) & ~(word - 1);
+			uint64_t to = std::min<uint64_t>(
+				(offset - seg.offset + n + word - 1) & ~(word - 1), bytes.size());
+			visit(seg.vaddr + from, bytes.subspan(from, to - from));
+		});
 	}
 }
 

@@ -65,6 +65,7 @@ public:
 	// In note order: the kernel writes the thread that crashed first.
 	const std::vector<ThreadInfo> &threads() const override { return threads_; }
 	void visit_writable(const Visitor &visit) const override;
+	bool writable(uint64_t addr) const override;
 	const Diagnostics &diagnostics() const override { return diagnostics_; }
 	std::vector<FileStatus> file_statuses() const override { return files_->statuses(); }
 	const std::vector<CoreSegment> &segments() const { return segments_; }
@@ -95,6 +96,7 @@ private:
 	void read_auxv(const std::byte *desc, size_t size);
 	void read_file_note(const std::byte *desc, size_t size);
 	const CoreSegment *segment_at(uint64_t addr) const;
+	void visit_unwritten(const Visitor &visit) const;
 
 	std::string path_;
 	std::unique_ptr<CoreImage> image_;

@@ -1,5 +1,6 @@
 #include "readers/live_process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -132,7 +133,7 @@ Expected<void> LiveProcess::stop_threads()
 		iovec iov{&regs, sizeof regs};
 		if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) != 0) {
 			diagnostics_.problem("registers of thread " + std::to_string(tid) + ": " +
-					    strerror(errno));
+					     strerror(errno));
 			continue;
 		}
 		ThreadInfo t;
@@ -187,6 +188,13 @@ std::expected<void, ReadMiss> LiveProcess::read(uint64_t addr, std::span<std::by
 		done += size_t(n);
 	}
 	return {};
+}
+
+bool LiveProcess::writable(uint64_t addr) const
+{
+	// /proc/PID/maps lists the mappings in address order.
+	auto m = std::ranges::upper_bound(mappings_, addr, {}, &ProcMapping::start);
+	return m != mappings_.begin() && addr < std::prev(m)->end && std::prev(m)->writable;
 }
 
 void LiveProcess::visit_writable(const Visitor &visit) const

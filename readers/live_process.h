@@ -40,6 +40,7 @@ public:
 	const std::optional<SignalInfo> &signal() const override { return signal_; }
 	const std::vector<ThreadInfo> &threads() const override { return threads_; }
 	void visit_writable(const Visitor &visit) const override;
+	bool writable(uint64_t addr) const override;
 	const Diagnostics &diagnostics() const override { return diagnostics_; }
 	std::vector<FileStatus> file_statuses() const override { return {}; }
 	const std::vector<ProcMapping> &mappings() const { return mappings_; }

@@ -33,6 +33,7 @@ public:
 	// Scans look at everything; what they find is read again through
 	// read() and recorded then.
 	void visit_writable(const Visitor &visit) const override { inner_.visit_writable(visit); }
+	bool writable(uint64_t addr) const override { return inner_.writable(addr); }
 	const Diagnostics &diagnostics() const override { return inner_.diagnostics(); }
 	std::vector<FileStatus> file_statuses() const override { return inner_.file_statuses(); }
 

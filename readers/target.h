@@ -42,9 +42,14 @@ public:
 	// The thread that crashed (or was stopped first) comes first.
 	virtual const std::vector<ThreadInfo> &threads() const = 0;
 	// Visits the target's writable memory in pieces (vaddr, bytes); a
-	// piece may overlap the one before by a page, never less.
+	// piece may overlap the one before by a page, never less. Memory a
+	// core holds only as a hole of its file (zeros) may be left out.
 	using Visitor = std::function<void(uint64_t, std::span<const std::byte>)>;
 	virtual void visit_writable(const Visitor &visit) const = 0;
+	// Whether addr is in writable memory (where heaps, stacks and every
+	// LuaJIT object are): what tells a pointer to data from code and
+	// numbers without reading it.
+	virtual bool writable(uint64_t addr) const = 0;
 	// Problems met while reading that did not stop the reading.
 	virtual const Diagnostics &diagnostics() const = 0;
 	// Files whose bytes were (or could not be) used.

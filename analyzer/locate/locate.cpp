@@ -5,6 +5,7 @@
 #include "analyzer/locate/frame_check.h"
 
 #include "analyzer/locate/version_hint.h"
+#include "analyzer/locate/vm_holders.h"
 #include "analyzer/locate/vm_scan.h"
 #include "analyzer/lua/global_state.h"
 #include "analyzer/model/lua_text.h"
@@ -47,7 +48,7 @@ void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanM
 			      passed + "; failed: " + closest->failed);
 	}
 	diag.problem("no LuaJIT VM found: tried the VM register at every native frame, the "
-		     "symbol globalL" +
+		     "lua_States each thread holds, the symbol globalL" +
 		     std::string(scan == ScanMode::never ? "" : " and a scan of writable memory") +
 		     ", with " + std::to_string(layouts) + " layouts" + nearest +
 		     " (--explain tells more)");
@@ -65,6 +66,7 @@ std::vector<VmCandidate> locate_with(const Target &target, const NativeSession &
 	for (;;) {
 		auto vms = vms_from_registers_and_symbols(target, target.arch(), native, stacks,
 							  layouts, diag, closest);
+		add_held_vms(target, stacks, layouts, vms, diag, closest);
 		if (scan == ScanMode::always || (scan == ScanMode::automatic && vms.empty()))
 			add_scanned(target, layouts, vms, closest, diag);
 		std::vector<const lj_layout *> misread;
@@ -138,8 +140,10 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 		v.trace_layout_offsets = *ly.jit;
 		v.trace_layout_offsets->name = nullptr;
 	}
-	if (c.thread)
-		v.tid = target.threads()[*c.thread].tid;
+	for (size_t t : c.holders)
+		v.threads.push_back(target.threads()[t].tid);
+	if (!v.threads.empty())
+		v.tid = v.threads.front();
 	v.layout_source = layouts.source_of(c.layout);
 	// A layout of DWARF that no table equals has no version to match.
 	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)

@@ -22,8 +22,9 @@ struct LocatedVms {
 };
 
 // Finds the VMs from the VM register at every native frame of stacks (one
-// per thread of target, in order), the globalL symbol and, as scan says, a
-// scan of writable memory. How they were looked for goes to diag as
+// per thread of target, in order), the lua_States each thread holds
+// (vm_holders.h), the globalL symbol and, as scan says, a scan of
+// writable memory. How they were looked for goes to diag as
 // evidence; finding none is a problem, with the closest candidate named.
 // layout says which layouts are tried (candidate_layouts).
 LocatedVms locate_vms(const Target &target, const NativeSession &native,

@@ -33,6 +33,11 @@ struct VmCandidate {
 	ChunkFit gg_chunk = ChunkFit::unknown;
 	// Where the DISPATCH register pointed at it, if that is how.
 	std::optional<size_t> thread, frame;
+	// Every thread (index in the target's) whose registers, stack or TLS
+	// hold one of its lua_States, the one it belongs to first: the one
+	// running it (thread), else the one that holds it most directly and
+	// holds fewest other VMs (vm_holders.h).
+	std::vector<size_t> holders;
 };
 
 // A g that check_global_state() refused, and how far it got: what

@@ -13,6 +13,17 @@ namespace ljcore {
 // lua_State.status: LUA_OK, LUA_YIELD, else the error it died of.
 constexpr uint8_t lua_ok = 0, lua_yield = 1;
 
+// OpenResty's luajit2 appends exdata and exdata2 (two native pointers) to
+// lua_State, after stacksize: a lua_State that much larger than upstream's
+// has them. Where exdata is; nullopt for a build without.
+inline std::optional<uint64_t> exdata_offset(const lj_layout &ly)
+{
+	uint64_t upstream_size = (ly.L_stacksize + 4 + 7) & ~uint64_t(7);
+	if (ly.L_size < upstream_size + 16)
+		return std::nullopt;
+	return upstream_size;
+}
+
 class LuaState {
 public:
 	LuaState(const Vm &vm, uint64_t L) : vm_(vm), L_(L) {}
@@ -38,15 +49,12 @@ public:
 	// The table of its globals.
 	Read<uint64_t> env() const { return vm_.ref(L_ + ly().L_env); }
 
-	// OpenResty's luajit2 appends exdata and exdata2 (two native
-	// pointers) to lua_State, after stacksize: a lua_State that much
-	// larger than upstream's has them. nullopt for a build without.
+	// luajit2's L->exdata (exdata_offset); nullopt for a build without.
 	std::optional<Read<uint64_t>> exdata() const
 	{
-		uint64_t upstream_size = (ly().L_stacksize + 4 + 7) & ~uint64_t(7);
-		if (ly().L_size < upstream_size + 16)
-			return std::nullopt;
-		return vm_.value<uint64_t>(L_ + upstream_size);
+		if (auto at = exdata_offset(ly()))
+			return vm_.value<uint64_t>(L_ + *at);
+		return std::nullopt;
 	}
 
 private:

@@ -133,11 +133,14 @@ struct VmResult {
 	// The value of ljcore print's expression in this VM.
 	std::optional<PrintedValue> printed;
 	// The offsets of that layout (its name pointer cleared), for the
-	// profiler's BPF walker; and the thread found running the VM, 0 if
-	// none was (found by symbol or scan).
+	// profiler's BPF walker; and the VM's thread (threads' first), 0 if
+	// none was found (by symbol or scan only).
 	lj_layout layout_offsets{};                          // jit: null
 	std::optional<lj_trace_layout> trace_layout_offsets; // name: null
 	int32_t tid = 0;
+	// Every thread running the VM or holding one of its lua_States, the
+	// one it belongs to first (VmCandidate::holders).
+	std::vector<int32_t> threads;
 };
 
 // The version string found in LuaJIT's module (LUAJIT_VERSION): a hint at

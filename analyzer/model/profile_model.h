@@ -16,6 +16,7 @@ enum class ProfileFrameKind {
 	native,    // a native frame around the Lua frames (--native)
 	state,     // the VM was not running Lua: GC, compiler, C, idle
 	truncated, // the stack was deeper than the sampler walks
+	request,   // --by-request's root: the nginx request served, "GET /path"
 };
 
 struct ProfileFrame {
@@ -43,11 +44,27 @@ enum class VmActivity {
 	trace_exit,   // leaving a trace: restoring its snapshot
 };
 
+// The nginx request a sample's coroutine served (lua-nginx-module's
+// L->exdata), as read at sample time.
+struct ProfileRequest {
+	enum class Status {
+		none,       // in no live request (or not nginx)
+		served,     // method, path, host below
+		unreadable, // a live request whose strings could not be read
+	} status = Status::none;
+	std::string method; // "GET"
+	std::string path;   // the URI as sent, without its query string
+	std::string host;   // the Host header, empty without one
+
+	friend auto operator<=>(const ProfileRequest &, const ProfileRequest &) = default;
+};
+
 // The labels of a sample, apart from its frames: flame graphs merge what
 // they do not show, pprof and speedscope keep them.
 struct ProfileLabels {
 	VmActivity activity = VmActivity::unknown;
 	uint32_t trace = 0; // the trace whose code ran (or called out), 0: none
+	ProfileRequest request;
 
 	friend auto operator<=>(const ProfileLabels &, const ProfileLabels &) = default;
 };

@@ -86,6 +86,16 @@ Expected<void> BpfSampler::add(int32_t pid, const lj_profile_vm &vm)
 	return {};
 }
 
+Expected<void> BpfSampler::add_nginx(int32_t pid, const lj_nginx_offsets &offsets)
+{
+	uint32_t key = uint32_t(pid);
+	if (bpf_map__update_elem(skel_->maps.nginx, &key, sizeof key, &offsets, sizeof offsets,
+				 BPF_ANY) != 0)
+		return fail("cannot give nginx worker " + std::to_string(pid) +
+			    " to the BPF sampler: " + bpf_errno_text(errno, needs));
+	return {};
+}
+
 int BpfSampler::on_record(void *self, void *data, size_t size)
 {
 	auto *s = static_cast<BpfSampler *>(self);

@@ -25,6 +25,7 @@ public:
 	BpfSampler &operator=(const BpfSampler &) = delete;
 
 	Expected<void> add(int32_t pid, const lj_profile_vm &vm) override;
+	Expected<void> add_nginx(int32_t pid, const lj_nginx_offsets &offsets) override;
 	Expected<void> poll(int timeout_ms, const Handler &handler) override;
 	// Samples the ring buffer had no room for, so never seen.
 	uint64_t dropped() const override;

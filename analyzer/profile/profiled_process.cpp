@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "analyzer/locate/locate.h"
+#include "analyzer/profile/request_tags.h"
 
 namespace ljcore {
 
@@ -16,11 +17,12 @@ std::string read_file(const std::string &path)
 	return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// nginx names its master "nginx: master process ..." (ngx_setproctitle).
-bool is_nginx_master(int32_t pid)
+// nginx names its master "nginx: master process ..." and its workers
+// "nginx: worker process" (ngx_setproctitle).
+bool is_nginx(int32_t pid, const char *role)
 {
 	return read_file("/proc/" + std::to_string(pid) + "/cmdline")
-		.starts_with("nginx: master process");
+		.starts_with(std::string("nginx: ") + role + " process");
 }
 
 // The processes whose parent is pid, from each /proc/N/stat's ppid (the
@@ -71,6 +73,8 @@ Expected<std::unique_ptr<ProfiledProcess>> attach_vm(int32_t pid, uint64_t &paus
 			    (problems.empty() ? "" : ": " + problems.front()));
 	}
 	proc->config.layout = vm->layout_offsets;
+	if (const NginxLayout *ngx = nginx_layout_of(native.modules(), diag))
+		proc->nginx = nginx_offsets(*ngx, vm->layout_offsets);
 	proc->config.g = vm->global_state;
 	proc->config.tid = uint32_t(vm->tid);
 	proc->layout = vm->layout_offsets;
@@ -88,7 +92,7 @@ std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool
 							       Profile &p)
 {
 	std::vector<int32_t> pids{pid};
-	if (children || is_nginx_master(pid))
+	if (children || is_nginx(pid, "master"))
 		for (int32_t kid : children_of(pid))
 			pids.push_back(kid);
 	ProfiledProcesses procs;
@@ -105,6 +109,11 @@ std::expected<ProfiledProcesses, ProfileError> attach_profiled(int32_t pid, bool
 				p.diagnostics.note(proc.error().message);
 			continue;
 		}
+		if (!(*proc)->nginx && is_nginx(one, "worker"))
+			p.diagnostics.note("nginx worker " + std::to_string(one) +
+					   ": its requests cannot be read (an nginx build without "
+					   "built-in offsets, or a LuaJIT without L->exdata): its "
+					   "samples are in no request");
 		procs.push_back(std::move(*proc));
 	}
 	if (procs.empty())

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "analyzer/lua/vm.h"
@@ -17,6 +18,8 @@ struct ProfiledProcess {
 	int32_t pid = 0;
 	LiveSession live;
 	lj_profile_vm config{};
+	// An nginx worker whose coroutines' requests can be read: where.
+	std::optional<lj_nginx_offsets> nginx;
 	// The layouts, as copies that live as long as the profile (the
 	// locate step's may have come from DWARF it freed).
 	lj_layout layout{};

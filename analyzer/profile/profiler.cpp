@@ -7,6 +7,7 @@
 #include "analyzer/profile/alloc_profiler.h"
 #include "analyzer/profile/bpf_sampler.h"
 #include "analyzer/profile/profiled_process.h"
+#include "analyzer/profile/request_tags.h"
 #include "analyzer/profile/sample_namer.h"
 #include "analyzer/profile/tally.h"
 #include "analyzer/profile/user_sampler.h"
@@ -69,6 +70,10 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 		if (auto r = (*sampler)->add(proc->pid, proc->config); !r)
 			return std::unexpected(
 				ProfileError{ProfileFailure::no_sampler, r.error().message});
+		if (proc->nginx)
+			if (auto r = (*sampler)->add_nginx(proc->pid, *proc->nginx); !r)
+				return std::unexpected(ProfileError{ProfileFailure::no_sampler,
+								    r.error().message});
 		p.pids.push_back(proc->pid);
 	}
 
@@ -87,8 +92,15 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 			tally.count("failed: not named before the profile's end", true);
 		else if (c == by_pid.end())
 			tally.count("failed: no VM for the process", true);
-		else
-			tally.add(c->second->name(s));
+		else {
+			NamedSample named = c->second->name(s);
+			// Without Lua frames (nginx's own code), g->cur_L is
+			// the coroutine that ran last: its request is not
+			// what runs now.
+			if (s.nframes)
+				named.labels.request = request_label(s.request);
+			tally.add(named);
+		}
 	};
 	while (Clock::now() < deadline && !(o.stop && o.stop())) {
 		if (auto r = (*sampler)->poll(100, handler); !r)

@@ -18,6 +18,9 @@ public:
 
 	// Samples pid's threads from now on, walking the VM given.
 	virtual Expected<void> add(int32_t pid, const lj_profile_vm &vm) = 0;
+	// pid (added) is an nginx worker: tag each of its samples with the
+	// request the walked coroutine serves, read through these offsets.
+	virtual Expected<void> add_nginx(int32_t pid, const lj_nginx_offsets &offsets) = 0;
 
 	using Handler = std::function<void(const lj_profile_sample &)>;
 	// Waits up to timeout_ms for samples and hands each to handler.

@@ -32,6 +32,7 @@ int read_remote(void *ctx, void *dst, uint64_t addr, size_t size)
 } // namespace ljcore
 
 #define LJ_READ(ctx, dst, addr, size) ljcore::read_remote(ctx, dst, addr, size)
+#include "luajit/nginx_request.h"
 #include "luajit/profile_walk.h"
 
 namespace ljcore {
@@ -111,6 +112,14 @@ Expected<void> UserSampler::add(int32_t pid, const lj_profile_vm &vm)
 		t.seized = true;
 	}
 	threads_.push_back(t);
+	return {};
+}
+
+Expected<void> UserSampler::add_nginx(int32_t pid, const lj_nginx_offsets &offsets)
+{
+	for (Thread &t : threads_)
+		if (t.pid == pid)
+			t.nginx = offsets;
 	return {};
 }
 
@@ -230,6 +239,7 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 	out.tid = uint32_t(t.tid);
 	out.nframes = 0;
 	out.source = LJ_PROFILE_WALKED;
+	out.request.status = LJ_REQUEST_NONE;
 	// A thread whose stop is still pending is sampled when it comes.
 	if (!t.stop_pending && !t.stopped && !running(t)) {
 		out.source = LJ_PROFILE_OFF_CPU;
@@ -250,6 +260,8 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 		lj_profile_end(&w, &out);
 	}
 	out.stack_len = copied;
+	if (out.source == LJ_PROFILE_WALKED)
+		lj_request_read(&pid, &t.nginx, out.L, &out.request);
 	// As the BPF program does: a helper a trace called is left by the
 	// trace's return address, up the stack.
 	if (blocking_ && !copied && out.jit_base)

@@ -35,6 +35,7 @@ public:
 	UserSampler &operator=(const UserSampler &) = delete;
 
 	Expected<void> add(int32_t pid, const lj_profile_vm &vm) override;
+	Expected<void> add_nginx(int32_t pid, const lj_nginx_offsets &offsets) override;
 	Expected<void> poll(int timeout_ms, const Handler &handler) override;
 	// Ticks that came while the previous ones were still being taken.
 	uint64_t dropped() const override { return missed_; }
@@ -48,6 +49,7 @@ private:
 	struct Thread {
 		int32_t pid = 0, tid = 0;
 		lj_profile_vm vm{};
+		lj_nginx_offsets nginx{};  // L_exdata 0: not an nginx worker
 		int stat_fd = -1;          // /proc/PID/task/TID/stat: is it running?
 		bool seized = false;       // blocking: we are its tracer
 		bool stop_pending = false; // interrupted, its stop not yet seen

@@ -77,9 +77,16 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 	if (a.vms.empty())
 		return report_no_vm;
 	a.source = "process " + std::to_string(facts.host_pid) + " (" + facts.comm + ")";
-	std::vector<std::pair<uint64_t, uint64_t>> blank;
+	Redaction redaction;
 	if (settings.redact)
-		blank = redact(a);
+		redaction = redact(a, memory);
+	// The snapshot's bytes, with what --redact keeps out written as zeros.
+	auto image_of = [&](const AnalyzeOptions &o) {
+		CoreContents contents = snapshot_contents(*session, o);
+		if (settings.redact)
+			scrub(contents.memory, redaction);
+		return core_image(contents);
+	};
 
 	std::ostringstream text, json;
 	render_text(text, a, {.explain = false, .all = true});
@@ -113,7 +120,7 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 		heap += vm.gc_total;
 	Expected<std::vector<std::byte>> image = fail("not made");
 	if (heap <= budget)
-		image = snapshot_image(*session, options, blank);
+		image = image_of(options);
 	if (heap > budget || (image && image->size() > budget)) {
 		left_out +=
 			(left_out.empty() ? "" : ", ") +
@@ -123,8 +130,12 @@ int write_crash_report(const CrashFacts &facts, const std::string &head_path,
 			", over the size cap)";
 		AnalyzeOptions running = options;
 		running.all_coroutines = false;
-		image = snapshot_image(*session, running, blank);
+		image = image_of(running);
 	}
+	if (redaction.not_searched)
+		left_out += (left_out.empty() ? "" : ", ") + std::string("copies of ") +
+			    std::to_string(redaction.not_searched) +
+			    " redacted strings not searched for (too long or unreadable)";
 	if (!image)
 		left_out += (left_out.empty() ? "" : ", ") + std::string("snapshot.core (") +
 			    image.error().message + ")";

@@ -21,6 +21,7 @@
 #include "cli/catch/crash_dir.h"
 #include "cli/catch/crash_report.h"
 #include "cli/catch/files.h"
+#include "cli/catch/lua_presence.h"
 #include "cli/catch/pass_on.h"
 #include "cli/catch/sandbox.h"
 #include "cli/render.h"
@@ -231,7 +232,6 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 	    !parse_number(args[3], core_limit) || facts.host_pid <= 0) {
 		log_line("--handle wants the kernel's %P %p %s %c, not what it was given",
 			 log_warning);
-		pass_core({}, 0, {});
 		return 64;
 	}
 	facts.signal = signo;
@@ -249,6 +249,10 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 	else
 		log_line(s.error().message + "; default settings", log_warning);
 
+	// Most crashes on a machine are not LuaJIT's: those cost no analysis,
+	// only what --chain and --keep-core ask for.
+	const bool lua_maybe = may_hold_luajit(facts.host_pid);
+
 	std::vector<std::byte> head_bytes;
 	auto head = read_core_head(0, head_bytes);
 	if (!head)
@@ -261,7 +265,7 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 	// complete or removed.
 	std::string temp;
 	bool lua = false;
-	if (head && crashes && crashes->admit(facts.exe, settings.rate, facts.time)) {
+	if (lua_maybe && head && crashes && crashes->admit(facts.exe, settings.rate, facts.time)) {
 		Opened opened;
 		int out_dir = -1;
 		if (auto r = open_for_analysis(facts.host_pid, head_bytes, opened); !r) {
@@ -336,7 +340,10 @@ int handle_crash(const std::string &dir, const std::vector<std::string> &args)
 		if (kept.fd >= 0)
 			sinks.push_back(&kept);
 	}
-	pass_core(head_bytes, 0, sinks);
+	// With nowhere to go, the rest of the core is not read: the kernel
+	// stops writing it at once and reaps the process sooner.
+	if (!sinks.empty())
+		pass_core(head_bytes, 0, sinks);
 	for (CoreSink *s : sinks)
 		close(s->fd);
 	if (program.pid > 0)

@@ -1,7 +1,8 @@
 // Where a caught core goes after the analysis: to the handler that
 // core_pattern named before ljcore catch (--chain), into the crash
-// directory (--keep-core), or nowhere. The pipe is read to its end in
-// every case: the kernel holds the dying process until it is.
+// directory (--keep-core), or nowhere. When it goes somewhere, the pipe
+// is read to its end; when nowhere, not at all: the kernel stops writing
+// the core when its reader is gone, and tears the process down sooner.
 #pragma once
 
 #include <cstdint>

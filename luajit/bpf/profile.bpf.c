@@ -9,6 +9,8 @@
 #include <linux/ptrace.h>
 /* after linux/bpf.h, which defines the types it uses */
 #include "sample.bpf.h"
+/* after sample.bpf.h, which defines LJ_READ */
+#include "../nginx_request.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -16,6 +18,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lj_profile_vm);
 } vms SEC(".maps");
+
+/* nginx workers: where their coroutines' requests are (tag_request). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct lj_nginx_offsets);
+} nginx SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -48,6 +58,17 @@ static void copy_native(struct bpf_perf_event_data *ctx, struct lj_profile_sampl
 	copy_stack(out, sp, LJ_PROFILE_STACK_BYTES);
 }
 
+/* The request the walked coroutine serves, now: once answered, its memory
+ * is reused. */
+static void tag_request(__u32 pid, struct lj_profile_sample *out)
+{
+	const struct lj_nginx_offsets *o = bpf_map_lookup_elem(&nginx, &pid);
+
+	out->request.status = LJ_REQUEST_NONE;
+	if (o && out->source == LJ_PROFILE_WALKED)
+		lj_request_read(0, o, out->L, &out->request);
+}
+
 SEC("perf_event")
 int sample_lua(struct bpf_perf_event_data *ctx)
 {
@@ -76,6 +97,7 @@ int sample_lua(struct bpf_perf_event_data *ctx)
 		regs.rbx = ctx->regs.rbx;
 	}
 	walk_sample(vm, &regs, out);
+	tag_request(pid, out);
 	if (vm->native && regs.user)
 		copy_native(ctx, out);
 	else if (out->jit_base && regs.user)

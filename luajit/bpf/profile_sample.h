@@ -8,6 +8,7 @@
 #define LJCORE_LUAJIT_BPF_PROFILE_SAMPLE_H
 
 #include "../layout.h"
+#include "request_sample.h"
 
 /* Lua frames walked per sample; a deeper stack is marked truncated. */
 #define LJ_PROFILE_MAX_FRAMES 512
@@ -81,6 +82,8 @@ struct lj_profile_sample {
 	u32 stack_len;
 	u32 pad;
 	u8 stack[LJ_PROFILE_STACK_BYTES];
+	/* request */
+	struct lj_profile_request request; /* nginx: the coroutine's request */
 };
 
 #endif

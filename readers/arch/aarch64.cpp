@@ -29,6 +29,7 @@ constinit const ArchInfo aarch64_arch = {
 	.unwound_regs = 32,
 	.prstatus_regs = 34,
 	.prstatus_dwarf = user_regs_dwarf,
+	.prstatus_thread_pointer = -1,
 	// struct user_fpsimd_state: v0..31 first.
 	.vector_offset = 0,
 	.vector_regs = 32,

@@ -39,6 +39,10 @@ struct ArchInfo {
 	// register prstatus_dwarf[i] (-1: none).
 	size_t prstatus_regs;
 	std::span<const int8_t> prstatus_dwarf;
+	// The word of pr_reg that holds the thread pointer (x86_64 fs_base),
+	// -1 where it is not there (aarch64 keeps it in NT_ARM_TLS, which
+	// ElfCore reads).
+	int prstatus_thread_pointer;
 	// NT_PRFPREG: vector_regs registers of 16 bytes from byte
 	// vector_offset, whose low 8 bytes hold a double.
 	size_t vector_offset;

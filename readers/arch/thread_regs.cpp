@@ -23,6 +23,8 @@ ThreadRegs regs_from_prstatus(const ArchInfo &arch, const std::byte *pr_reg)
 			out.dwarf[size_t(n)] = load_word(pr_reg + 8 * i);
 	out.pc = out.dwarf[size_t(arch.pc)];
 	out.sp = out.dwarf[size_t(arch.sp)];
+	if (arch.prstatus_thread_pointer >= 0)
+		out.thread_pointer = load_word(pr_reg + 8 * size_t(arch.prstatus_thread_pointer));
 	return out;
 }
 

@@ -16,6 +16,9 @@ struct ThreadRegs {
 	std::array<uint64_t, count> dwarf{};
 	uint64_t pc = 0;
 	uint64_t sp = 0;
+	// Where the thread's TLS and its pthread are (x86_64 fs_base,
+	// aarch64 tpidr_el0), 0 if unknown.
+	uint64_t thread_pointer = 0;
 	// The low 64 bits of each vector register (x86_64 xmm0..15, aarch64
 	// v0..31), where compiled Lua code keeps its doubles; from NT_PRFPREG.
 	std::array<uint64_t, 32> fpr{};

@@ -30,6 +30,7 @@ constinit const ArchInfo x86_64_arch = {
 	.unwound_regs = 17,
 	.prstatus_regs = 27,
 	.prstatus_dwarf = user_regs_dwarf,
+	.prstatus_thread_pointer = 21, // fs_base, after ss
 	// struct user_fpregs_struct: xmm0..15 after the x87 state.
 	.vector_offset = 160,
 	.vector_regs = 16,

@@ -1,12 +1,17 @@
--- catch --redact: a string made at run time (so that no constant or source
--- line holds it) is a local of the crashing frame and of its caller.
+-- catch --redact: a secret made at run time (no constant, source line or
+-- string it is made from holds it) in a local of the crashing frame and of
+-- its caller, in a table, in a string made from it that nothing shows, and
+-- in LuaJIT's string buffer (g->tmpbuf: string.format and concatenation
+-- go through it).
 local ffi = require("ffi")
 ffi.cdef("void abort(void);")
 jit.off()
-local function crash(secret, n)
+local function crash(secret, n, request)
   ffi.C.abort()
-  return secret, n
+  return secret, n, request
 end
-local parts = { "red", "acted", "secret" }
-local secret = table.concat(parts, "_") .. "_" .. tostring(#parts * 14)
-crash(secret, #secret)
+local secret = ("24_detca_der_terces"):upper():reverse()
+local request = { token = secret, headers = { authorization = "Bearer " .. secret } }
+-- Garbage at once: only the heap and the string buffer hold its bytes.
+local n = #string.format("user=%s;", secret)
+crash(secret, n, request)

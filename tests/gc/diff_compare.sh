@@ -22,14 +22,8 @@ require_inputs tools/make-cores.sh "$before/core.$kind" \
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmd=("$ljcore" gc --json --diff "$before/core.$kind" --exe "$after/exe" "$after/core.$kind")
-[[ -f $after/sysroot ]] && cmd+=(--sysroot "$(cat "$after/sysroot")")
-rc=0
-"${cmd[@]}" >"$tmp/diff.json" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
-  cat "$tmp/stderr"
-  exit 1
-fi
+add_sysroot cmd "$after"
+run_ljcore "$tmp/diff.json" "${cmd[@]}"
 
 python3 - "$tmp/diff.json" "$before" "$after" "$kind" <<'PY'
 import json, re, sys

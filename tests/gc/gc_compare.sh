@@ -12,15 +12,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../oracle/inputs.sh"
 oracle_inputs "$@"
 cmd=("$ljcore" gc --json --top 10 --paths --exe "$exe" "$core")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
-rc=0
-"${cmd[@]}" >"$tmp/gc.json" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
-  cat "$tmp/stderr"
-  exit 1
-fi
+add_sysroot cmd
+run_ljcore "$tmp/gc.json" "${cmd[@]}"
 
 python3 - "$tmp/gc.json" "$oracle" <<'PY'
 import json, sys

@@ -15,13 +15,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/../oracle/inputs.sh"
 oracle_inputs "$@"
 # Strings whole: the oracle has every byte.
 cmd=("$ljcore" bt --locals=all --max-string 100000 --json --exe "$exe" "$core")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
-rc=0
-"${cmd[@]}" >"$tmp/bt.json" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
-  cat "$tmp/stderr"
-  exit 1
-fi
+add_sysroot cmd
+run_ljcore "$tmp/bt.json" "${cmd[@]}"
 exec python3 "$(dirname "${BASH_SOURCE[0]}")/locals_compare.py" "$tmp/bt.json" "$oracle"

@@ -10,8 +10,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
 oracle_inputs "$@"
 files=(--exe "$exe")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && files+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot files
 
 status=0
 # run NAME ARGS...: ljcore ARGS on the core into $tmp/NAME; it must exit 0.

@@ -26,16 +26,8 @@ level=1
 cmd=("$ljcore" bt --format=luajit --level "$level" --exe "$exe" "$core")
 # LJCORE_LAYOUT=derived: read with the layout derived from the code alone.
 [[ -n ${LJCORE_LAYOUT:-} ]] && cmd+=(--layout "$LJCORE_LAYOUT")
-# Cores of foreign-architecture guests name their libraries under a sysroot.
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
-rc=0
-"${cmd[@]}" >"$tmp/actual" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore exited with $rc: ${cmd[*]}"
-  cat "$tmp/stderr"
-  exit 1
-fi
+add_sysroot cmd
+run_ljcore "$tmp/actual" "${cmd[@]}"
 
 if ! cmp -s "$tmp/expected" "$tmp/actual"; then
   echo "FAIL: ljcore output differs from the oracle: ${cmd[*]}"

@@ -19,8 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
 require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 
 cmd=("$ljcore" bt --json --exe "$exe" "$core")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot cmd
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 "${cmd[@]}" >"$tmp" 2>/dev/null || { echo "FAIL: ljcore failed: ${cmd[*]}"; exit 1; }

@@ -10,8 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/inputs.sh"
 require_inputs tools/make-cores.sh "$core" "$oracle" "$exe"
 cmd=("$ljcore" bt --all --format=luajit --level 1 --exe "$exe" "$core")
 [[ -n ${LJCORE_LAYOUT:-} ]] && cmd+=(--layout "$LJCORE_LAYOUT")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot cmd
 actual=$("${cmd[@]}") || { echo "ljcore failed: ${cmd[*]}"; exit 1; }
 status=0 blocks=0
 # Blocks are separated by one empty line; RS="" reads them whole.

@@ -32,3 +32,25 @@ oracle_inputs() {
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
 }
+
+# add_sysroot ARRAY [DIR]: appends --sysroot to the named array when DIR (by
+# default the directory of $core) names one: cores of foreign-architecture
+# guests name their libraries under a sysroot.
+add_sysroot() {
+  local -n into=$1
+  local file=${2:-$(dirname "$core")}/sysroot
+  if [[ -f $file ]]; then into+=(--sysroot "$(<"$file")"); fi
+}
+
+# run_ljcore OUT COMMAND...: runs COMMAND with its output into OUT; any exit
+# but 0 fails the test, showing the command and what it wrote to stderr.
+run_ljcore() {
+  local out=$1 rc=0
+  shift
+  "$@" >"$out" 2>"$tmp/stderr" || rc=$?
+  if ((rc != 0)); then
+    echo "FAIL: ljcore exited with $rc: $*"
+    cat "$tmp/stderr"
+    exit 1
+  fi
+}

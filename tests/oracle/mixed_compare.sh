@@ -31,18 +31,11 @@ require_inputs tools/make-cores.sh "$core" "$exe"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmd=("$ljcore" analyze --json --exe "$exe" "$core")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && cmd+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot cmd
 for run in analysis all; do
   extra=()
   [[ $run == all ]] && extra=(--all)
-  rc=0
-  "${cmd[@]}" "${extra[@]}" >"$tmp/$run.json" 2>"$tmp/stderr" || rc=$?
-  if ((rc != 0)); then
-    echo "FAIL: ljcore exited with $rc: ${cmd[*]} ${extra[*]}"
-    cat "$tmp/stderr"
-    exit 1
-  fi
+  run_ljcore "$tmp/$run.json" "${cmd[@]}" "${extra[@]}"
 done
 # Function symbols (address, size, name) of the code, when some binary has them.
 [[ -z $symbols ]] && symbols=$exe

@@ -23,8 +23,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 snap=$tmp/snap.core
 files=(--exe "$exe")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && files+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot files
 status=0
 
 "$ljcore" snapshot "${files[@]}" "$core" -o "$snap"

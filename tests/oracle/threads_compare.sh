@@ -38,11 +38,13 @@ for cmd in "analyze --json" "bt --format=luajit --level 1"; do
 done
 
 python3 - "$tmp/analyze" "$tmp/bt" "$dir/oracle.$kind.txt" "$dir/parked.$kind.txt" <<'EOF'
-import json, sys
+import json, re, sys
 
 doc = json.load(open(sys.argv[1]))
-# One "stack traceback:" block per VM, in the order of doc["vms"].
-blocks = ["stack traceback:" + b for b in open(sys.argv[2]).read().split("stack traceback:")[1:]]
+# One "stack traceback:" block per VM, in the order of doc["vms"], each after its
+# "-- VM 0x... (thread TID)" label (idle_vms_compare.sh checks those).
+text = re.sub(r"^-- VM .*\n", "", open(sys.argv[2]).read(), flags=re.M)
+blocks = ["stack traceback:" + b for b in text.split("stack traceback:")[1:]]
 oracles = {True: open(sys.argv[3]).read(), False: open(sys.argv[4]).read()}
 errors = []
 

@@ -20,16 +20,9 @@ awk -v dir="$tmp" '
 ' "$oracle"
 
 args=(--exe "$exe")
-sysroot_file=$(dirname "$core")/sysroot
-[[ -f $sysroot_file ]] && args+=(--sysroot "$(cat "$sysroot_file")")
+add_sysroot args
 
-rc=0
-"$ljcore" traces --json "${args[@]}" "$core" >"$tmp/traces.json" 2>"$tmp/stderr" || rc=$?
-if ((rc != 0)); then
-  echo "FAIL: ljcore traces exited with $rc"
-  cat "$tmp/stderr"
-  exit 1
-fi
+run_ljcore "$tmp/traces.json" "$ljcore" traces --json "${args[@]}" "$core"
 listed=$(grep -o '"number": [0-9]*' "$tmp/traces.json" | awk '{print $2}' | sort -n | tr '\n' ' ')
 expected=$(cd "$tmp" && ls expected.* 2>/dev/null | sed 's/expected\.//' | sort -n | tr '\n' ' ')
 if [[ -z $expected ]]; then

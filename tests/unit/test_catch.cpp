@@ -1,6 +1,7 @@
 // ljcore catch's pieces that need no kernel: the core_pattern it installs
 // (which the kernel cuts at 127 bytes and splits at spaces), the names of
-// crash directories (comm is whatever the process set) and its settings.
+// crash directories (comm is whatever the process set), its settings, and
+// what --redact zeros in a snapshot.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "cli/catch/crash_dir.h"
 #include "cli/catch/files.h"
 #include "cli/catch/install.h"
+#include "cli/catch/redact.h"
 #include "cli/catch/settings.h"
 
 using namespace ljcore;
@@ -74,4 +76,66 @@ TEST_CASE("catch: settings are kept and read back; bad values are refused")
 	unlink(conf.c_str());
 	rmdir(dir);
 	CHECK_FALSE(keep_core_named("sometimes").has_value());
+}
+
+namespace {
+
+CorePiece piece_of(uint64_t vaddr, std::string_view text)
+{
+	CorePiece p;
+	p.vaddr = vaddr;
+	for (char c : text)
+		p.bytes.push_back(std::byte(c));
+	return p;
+}
+
+std::string text_of(const CorePiece &p)
+{
+	std::string s;
+	for (std::byte b : p.bytes)
+		s += b == std::byte{0} ? '.' : char(b);
+	return s;
+}
+
+} // namespace
+
+TEST_CASE("catch --redact: every copy of a redacted string is zeros in the snapshot's memory")
+{
+	Redaction r;
+	r.texts = {"SECRET_1", "ET_1_AND"};
+	std::vector<CorePiece> pieces = {piece_of(0x1000, "xSECRET_1_ANDySECRET_1"),
+					 piece_of(0x2000, "SECRET_")};
+	scrub(pieces, r);
+	// Overlapping copies are both zeroed; a text cut by the piece's end
+	// is no copy (memory past it is not in the snapshot).
+	CHECK(text_of(pieces[0]) == "x............y........");
+	CHECK(text_of(pieces[1]) == "SECRET_");
+}
+
+TEST_CASE("catch --redact: a string object's bytes are zeros, whatever its range claims")
+{
+	Redaction r;
+	r.objects = {{0x1002, 4}, {0x0ff0, 0x12}, {UINT64_MAX - 1, UINT64_MAX}, {0x1000, 0}};
+	std::vector<CorePiece> pieces = {piece_of(0x1000, "abcdefgh")};
+	scrub(pieces, r);
+	CHECK(text_of(pieces[0]) == "......gh");
+}
+
+TEST_CASE("catch --redact: an nginx request is zeros from its request line to its headers' end")
+{
+	Redaction r;
+	r.requests = {"GET /"};
+	using namespace std::string_literals;
+	std::vector<CorePiece> pieces = {
+		piece_of(0x1000, "....GET / HTTP/1.1\r\nX-Key: k\r\n\r\nbody"),
+		// As nginx leaves it: a NUL after each header's name and value.
+		piece_of(0x2000, "GET / HTTP/1.1\r\nX-Key\0 k\0\n\r\nbody"s),
+		// No empty line, or a control byte before it: not nginx's buffer.
+		piece_of(0x3000, "..GET / HTTP/1.1\r\nX-Key: k"),
+		piece_of(0x4000, "GET / HTTP/1.1\x04\r\n\r\n")};
+	scrub(pieces, r);
+	CHECK(text_of(pieces[0]) == std::string(32, '.') + "body");
+	CHECK(text_of(pieces[1]) == std::string(28, '.') + "body");
+	CHECK(text_of(pieces[2]) == "..GET / HTTP/1.1\r\nX-Key: k");
+	CHECK(text_of(pieces[3]) == "GET / HTTP/1.1\x04\r\n\r\n");
 }
