@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Debian's LuaJIT variants once and caches them under build/luajit/<variant>/.
 # Usage: tools/build-luajit.sh [VARIANT...]
-# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-fields][-arm64] or distro-<luajit|luajit2>,
+# VARIANT = <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-fields|-gfields|-pjfields][-arm64]
+#   or distro-<luajit|luajit2>,
 #   or any name under build/luajit/ holding a build made elsewhere (see below);
 #   default: every variant in tools/variants.txt.
 #   upstream = Debian source package "luajit" (LuaJIT 2.1), luajit2 = "luajit2" (OpenResty fork).
@@ -15,6 +16,12 @@
 #              sizeof(lua_State) and so GG_State move), as a release or a
 #              fork might: a build that only the layout read from its code
 #              (analyzer/derive/) describes.
+#   -gfields = the same in global_State: a uint32_t first in GCState (gc.*
+#              move) and a pointer before `str` (the string table, vmstate,
+#              mainthref, cur_L... and so jit_State and the dispatch move).
+#   -pjfields = an MRef in GCproto before chunkname (its debug fields and
+#              the bytecode after it move) and a pointer in jit_State
+#              before `trace` (trace, sizetrace and the dispatch move).
 #   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
 #              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
@@ -54,6 +61,17 @@ unpack_distro() {
   touch "$out/.built"
 }
 
+# add_member FILE STRUCT_LINE ANCHOR before|after MEMBER: MEMBER declared
+# next to the line of struct STRUCT_LINE that starts with ANCHOR (sed
+# regexes, ANCHOR to the end of its line), a field no built-in table knows.
+add_member() {
+  local file=$1 struct=$2 anchor=$3 where=$4 member=$5
+  local line="  $member\t/* A field no table knows. */" edit
+  if [[ $where == before ]]; then edit="s|^\($anchor.*\)$|$line\n\1|"; else edit="s|^\($anchor.*\)$|\1\n$line|"; fi
+  sed -i "/^$struct/,/^}/$edit" "$file"
+  grep -qF "$member" "$file" || { echo "$v: could not add $member to $file" >&2; exit 1; }
+}
+
 for v in "${variants[@]}"; do
   if [[ $v =~ ^distro-(luajit|luajit2)$ ]]; then
     pkg=${BASH_REMATCH[1]} out=$root/build/luajit/$v
@@ -61,7 +79,7 @@ for v in "${variants[@]}"; do
     echo "$v: $out/src/luajit ($("$out/src/luajit" -v | head -1), $(basename "$out/${pkg}"_*.deb))"
     continue
   fi
-  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-fields)?(-arm64)?$ ]]; then
+  if [[ ! $v =~ ^(upstream|luajit2)-(gc64|gc32)-(debug|stripped|nojit)(-fields|-gfields|-pjfields)?(-arm64)?$ ]]; then
     # A build made elsewhere (another revision, from a fork's git history)
     # and placed at build/luajit/<name>/src/luajit with a .built mark is
     # used as it is: tools/make-cores.sh and tools/make-fixtures.sh take it.
@@ -69,7 +87,7 @@ for v in "${variants[@]}"; do
       echo "$v: $root/build/luajit/$v/src/luajit (made elsewhere)"
       continue
     fi
-    echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-arm64])" >&2
+    echo "unknown variant '$v' (want <upstream|luajit2>-<gc64|gc32>-<debug|stripped|nojit>[-*fields][-arm64])" >&2
     exit 2
   fi
   flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]}
@@ -95,19 +113,32 @@ for v in "${variants[@]}"; do
       strip=aarch64-linux-gnu-strip
     fi
     twin=$root/build/luajit/${v/-stripped/-debug}
+    # The same build as the debug twin, stripped: the twin built first (its
+    # DWARF is what tests/layout compares the stripped build's layout with),
+    # then copied, which saves a compile.
+    if [[ $kind == stripped && ! -f $twin/.built ]]; then
+      "${BASH_SOURCE[0]}" "${v/-stripped/-debug}" >/dev/null
+    fi
     rm -rf "$out" && mkdir -p "$out"
     if [[ $kind == stripped && -f $twin/.built ]]; then
-      # The same build as the debug twin, stripped: copy it, save a compile.
       cp -a "$twin/." "$out/"
     else
       cp -a "$srcdir/." "$out/"
-      if [[ -n $fields ]]; then
-        # After stacksize, lua_State's last member in every fork.
-        sed -i '/^struct lua_State {/,/^};/s|^\(  MSize stacksize;.*\)$|\1\n  void *ljcore_extra;\t/* A field no table knows. */|' \
-          "$out/src/lj_obj.h"
-        grep -q ljcore_extra "$out/src/lj_obj.h" ||
-          { echo "$v: could not add a field to lua_State" >&2; exit 1; }
-      fi
+      case $fields in
+        -fields) # After stacksize, lua_State's last member in every fork.
+          add_member "$out/src/lj_obj.h" 'struct lua_State {' '  MSize stacksize;' after \
+            'void *ljcore_extra;' ;;
+        -gfields)
+          add_member "$out/src/lj_obj.h" 'typedef struct GCState {' '  GCSize total;' before \
+            'uint32_t ljcore_gc_extra;'
+          add_member "$out/src/lj_obj.h" 'typedef struct global_State {' '  StrInternState str;' before \
+            'void *ljcore_g_extra;' ;;
+        -pjfields)
+          add_member "$out/src/lj_obj.h" 'typedef struct GCproto {' '  GCRef chunkname;' before \
+            'MRef ljcore_pt_extra;'
+          add_member "$out/src/lj_jit.h" 'typedef struct jit_State {' '  GCRef \*trace;' before \
+            'void *ljcore_j_extra;' ;;
+      esac
       # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
       make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }

@@ -2,8 +2,8 @@
 # Builds the C hosts of testdata/hosts/ against each LuaJIT variant's static library and
 # crashes them into cores, like tools/make-cores.sh does for scripts.
 # Usage: [HOSTS="two_vms ..."] tools/make-host-cores.sh [VARIANT...]   (default: every host,
-#        the source-built variants of tools/variants.txt; Debian's binary packages ship no
-#        libluajit.a to link)
+#        the source-built variants of tools/variants.txt but -gfields and -pjfields, made
+#        to check layouts only; Debian's binary packages ship no libluajit.a to link)
 # Hosts: two_vms (a VM parked in Lua in a worker thread, the main thread's crashing) and
 # idle_vms (four workers' VMs idle, three of them in C, the main thread's crashing).
 # Output: build/hosts/<variant>/HOST (stripped for -stripped variants), and
@@ -25,7 +25,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 variants=("$@")
 ((${#variants[@]})) ||
-  mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt" | grep -v '^distro-')
+  mapfile -t variants < <(grep -Ev '^(#|$)' "$root/tools/variants.txt" | grep -Ev '^distro-|-(g|pj)fields$')
 "$root/tools/build-luajit.sh" "${variants[@]}" >/dev/null
 hosts=$root/testdata/hosts
 read -ra host_names <<<"${HOSTS:-two_vms idle_vms}"
