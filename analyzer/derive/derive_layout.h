@@ -8,6 +8,7 @@
 // memory decides, as for any layout, whether it fits.
 #pragma once
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@ struct DerivedField {
 
 struct DerivedLayout {
 	Arch arch = Arch::x86_64;
-	std::vector<DerivedField> fields;
+	// A deque: the rules keep pointers to fields found earlier
+	// (field()) while they add more, which a vector would move.
+	std::deque<DerivedField> fields;
 	// "could not derive L_stack: lua_close is not exported", one a field
 	// or function that failed; the fields read elsewhere still stand.
 	std::vector<std::string> problems;

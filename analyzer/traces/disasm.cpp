@@ -2,10 +2,8 @@
 
 #include <dlfcn.h>
 
-#include <filesystem>
-
-#include "analyzer/traces/disasm_module.h"
-#include "readers/arch/arch.h"
+#include <llvm-c/Disassembler.h>
+#include <llvm-c/Target.h>
 
 namespace ljcore {
 
@@ -31,72 +29,74 @@ int no_op_info(void *, uint64_t, uint64_t, uint64_t, int, void *)
 	return 0;
 }
 
-// Where the module of LLVM's disassembler for arch is (disasm_module.h):
-// beside an installed ljcore, at LJCORE_MC_RELDIR from the directory of
-// the executable; for the executables of a build tree (ljcore, tests),
-// in the build tree. Never a directory compiled in for a binary that runs
-// elsewhere: whoever could create it would choose the code we load.
-Expected<std::string> module_path(Arch arch)
+// The part of LLVM's C interface we call. libLLVM is loaded only when
+// machine code is disassembled: linked in, its size and relocations
+// would be paid by every run of ljcore, most of which never disassemble.
+struct Llvm {
+	decltype(&LLVMCreateDisasm) create;
+	decltype(&LLVMSetDisasmOptions) set_options;
+	decltype(&LLVMDisasmInstruction) instruction;
+	decltype(&LLVMDisasmDispose) dispose;
+};
+
+template <typename F> bool find(void *lib, const char *name, F &fn)
 {
-	std::error_code ec;
-	std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-	if (ec)
-		return fail("machine code needs LLVM: /proc/self/exe: " + ec.message());
-	std::string name = std::string("ljcore-mc-") + arch_name(arch) + ".so";
-	std::string build_dir = LJCORE_BUILD_DIR "/";
-	if (exe.string().starts_with(build_dir))
-		return build_dir + "mc/" + name;
-	return (exe.parent_path() / LJCORE_MC_RELDIR / name).string();
+	fn = reinterpret_cast<F>(dlsym(lib, name));
+	return fn != nullptr;
 }
 
-// LLVM's disassembler for arch, loaded once per process on first use (a
-// failure is kept too, to be reported by every Disassembler::create):
-// linked into ljcore, its tables' relocations would cost every run some
-// 2.5 ms at start-up, disassembling or not; the shared libLLVM, 15 ms on
-// first use. Never unloaded: LLVM registers its targets in its globals.
-Expected<const ljcore_mc *> load_module(Arch arch)
+Expected<Llvm> load_llvm()
 {
-	auto path = module_path(arch);
-	if (!path)
-		return std::unexpected(path.error());
-	void *lib = dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
+	// Never unloaded: LLVM registers its targets in its own globals.
+	void *lib = dlopen(LJCORE_LLVM_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!lib)
 		return fail(std::string("machine code needs LLVM: ") + dlerror());
-	auto mc_open = reinterpret_cast<ljcore_mc_open_fn>(dlsym(lib, LJCORE_MC_OPEN));
-	if (!mc_open)
-		return fail(*path + " lacks " LJCORE_MC_OPEN);
-	return mc_open();
+	// The two targets whose code LuaJIT emits: x86_64 and arm64.
+	for (const char *name :
+	     {"LLVMInitializeX86TargetInfo", "LLVMInitializeX86TargetMC",
+	      "LLVMInitializeX86Disassembler", "LLVMInitializeAArch64TargetInfo",
+	      "LLVMInitializeAArch64TargetMC", "LLVMInitializeAArch64Disassembler"}) {
+		void (*init)();
+		if (!find(lib, name, init))
+			return fail(std::string(LJCORE_LLVM_SONAME " lacks ") + name);
+		init();
+	}
+	Llvm llvm;
+	if (!find(lib, "LLVMCreateDisasm", llvm.create) ||
+	    !find(lib, "LLVMSetDisasmOptions", llvm.set_options) ||
+	    !find(lib, "LLVMDisasmInstruction", llvm.instruction) ||
+	    !find(lib, "LLVMDisasmDispose", llvm.dispose))
+		return fail(LJCORE_LLVM_SONAME " lacks its disassembler interface");
+	return llvm;
 }
 
-const Expected<const ljcore_mc *> &llvm(Arch arch)
+// Loaded once per process, on first use; a failure is kept too, to be
+// reported by every Disassembler::create.
+const Expected<Llvm> &llvm()
 {
-	if (arch == Arch::x86_64) {
-		static const Expected<const ljcore_mc *> x86_64 = load_module(arch);
-		return x86_64;
-	}
-	static const Expected<const ljcore_mc *> aarch64 = load_module(arch);
-	return aarch64;
+	static const Expected<Llvm> loaded = load_llvm();
+	return loaded;
 }
 
 } // namespace
 
 Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 {
-	auto &lib = llvm(arch);
+	auto &lib = llvm();
 	if (!lib)
 		return std::unexpected(lib.error());
 	std::unique_ptr<Disassembler> d(new Disassembler(arch));
 	const char *triple = arch_info(arch).llvm_triple;
 	LLVMDisasmContextRef ctx =
-		(*lib)->create(triple, d.get(), 0, no_op_info, disasm_symbol_lookup);
+		lib->create(triple, d.get(), 0, no_op_info, disasm_symbol_lookup);
 	if (!ctx)
 		return fail(std::string("LLVM has no disassembler for ") + triple);
 	// Intel syntax as LuaJIT's own jit.dump prints x86, then hex
 	// immediates: switching the variant makes a new printer, which would
 	// drop options set before.
 	if (arch_info(arch).intel_syntax)
-		(*lib)->set_options(ctx, LLVMDisassembler_Option_AsmPrinterVariant);
-	(*lib)->set_options(ctx, LLVMDisassembler_Option_PrintImmHex);
+		lib->set_options(ctx, LLVMDisassembler_Option_AsmPrinterVariant);
+	lib->set_options(ctx, LLVMDisassembler_Option_PrintImmHex);
 	d->context_ = ctx;
 	return d;
 }
@@ -105,14 +105,14 @@ Disassembler::~Disassembler()
 {
 	// A context exists only once LLVM was loaded.
 	if (context_)
-		(*llvm(arch_))->dispose(static_cast<LLVMDisasmContextRef>(context_));
+		llvm()->dispose(static_cast<LLVMDisasmContextRef>(context_));
 }
 
 std::vector<MachineInsn> Disassembler::disassemble(std::span<const uint8_t> code, uint64_t addr)
 {
 	std::vector<MachineInsn> out;
 	auto ctx = static_cast<LLVMDisasmContextRef>(context_);
-	auto disasm_instruction = (*llvm(arch_))->instruction;
+	auto disasm_instruction = llvm()->instruction;
 	// A fixed instruction width (aarch64) skips a bad word whole.
 	size_t step_bad = arch_info(arch_).insn_unit;
 	size_t off = 0;
