@@ -2,7 +2,7 @@
 # What deriving a layout from LuaJIT's code costs (issue 27's budget: at
 # most 2 ms added to `bt` of the example core): `bt` of the bundled example
 # core through the built-in tables, the same with the layout derived from
-# the binary's code alone (`--layout derived`: LLVM's module loaded, the
+# the binary's code alone (`--layout derived`: LLVM loaded, the
 # exported functions disassembled), and `ljcore layout` of the binary, as
 # whole processes (hyperfine: median wall time, mean CPU). On a busy machine
 # wall times wander: the CPU figures (user + system) are the ones to compare.
