@@ -44,7 +44,7 @@ other_variants='upstream-gc32-(debug|nojit|stripped)|upstream-gc64-(nojit|stripp
 other_variants+='|luajit2-gc32-(debug|nojit)|luajit2-gc64-(debug|stripped|debug-arm64|stripped-arm64)'
 other_variants+='|distro-luajit|upstream-gc64-(debug|stripped)-fields'
 asan_redundant="/gcore\$|^snapshot/[^/]*(luajit2|distro|gc32|stripped|nojit|arm64)"
-asan_redundant+="|^[a-z_-]+/($other_variants)/|^install/deb\$"
+asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 # catch runs its analysis in a child limited in address space (RLIMIT_AS),
 # which ASan's shadow memory cannot fit in: the handler's tests run in the
 # normal build only.

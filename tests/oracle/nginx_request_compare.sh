@@ -24,6 +24,6 @@ check client remote_addr
 [[ $(got found_by) == "L->exdata" ]] || { echo "FAIL found_by: $(got found_by)"; status=1; }
 
 want_line="${want[request_method]} ${want[request_uri]}, Host: ${want[http_host]}, client: ${want[remote_addr]}"
-"$ljcore" analyze "$core" | grep -qF "$want_line" || { echo "FAIL text: no line with '$want_line'"; status=1; }
+"$ljcore" analyze "$core" | grep -F "$want_line" >/dev/null || { echo "FAIL text: no line with '$want_line'"; status=1; }
 [[ $status == 0 ]] && echo "ok: $want_line"
 exit $status
