@@ -24,17 +24,10 @@ require_inputs tools/make-host-cores.sh "$dir/core.$kind" "$dir/oracle.$kind.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 opts=(--exe "$dir/exe")
-[[ -f $dir/sysroot ]] && opts+=(--sysroot "$(cat "$dir/sysroot")")
+add_sysroot opts "$dir"
 for cmd in "analyze --json" "bt --format=luajit --level 1"; do
-  out=$tmp/${cmd%% *}
-  rc=0
   # shellcheck disable=SC2086 # cmd is split on purpose
-  "$ljcore" $cmd "${opts[@]}" "$dir/core.$kind" >"$out" 2>"$tmp/stderr" || rc=$?
-  if ((rc != 0)); then
-    echo "FAIL: ljcore $cmd exited with $rc"
-    cat "$tmp/stderr"
-    exit 1
-  fi
+  run_ljcore "$tmp/${cmd%% *}" "$ljcore" $cmd "${opts[@]}" "$dir/core.$kind"
 done
 
 python3 - "$tmp/analyze" "$tmp/bt" "$dir/oracle.$kind.txt" "$dir/parked.$kind.txt" <<'EOF'
