@@ -106,12 +106,8 @@ Expected<void> AllocSampler::add(int32_t pid, const lj_profile_vm &vm, uint64_t 
 		links_.push_back(link);
 	}
 	lj_alloc_vm config{vm, allocd};
-	uint32_t key = uint32_t(pid);
-	if (bpf_map__update_elem(skel_->maps.vms, &key, sizeof key, &config, sizeof config,
-				 BPF_ANY) != 0)
-		return fail("cannot give process " + std::to_string(pid) +
-			    " to the allocation probe: " + bpf_errno_text(errno, needs));
-	return {};
+	return give_process(skel_->maps.vms, pid, &config, sizeof config,
+			    "process " + std::to_string(pid) + " to the allocation probe", needs);
 }
 
 int AllocSampler::on_record(void *self, void *data, size_t size)

@@ -79,21 +79,14 @@ BpfSampler::~BpfSampler()
 
 Expected<void> BpfSampler::add(int32_t pid, const lj_profile_vm &vm)
 {
-	uint32_t key = uint32_t(pid);
-	if (bpf_map__update_elem(skel_->maps.vms, &key, sizeof key, &vm, sizeof vm, BPF_ANY) != 0)
-		return fail("cannot give process " + std::to_string(pid) +
-			    " to the BPF sampler: " + bpf_errno_text(errno, needs));
-	return {};
+	return give_process(skel_->maps.vms, pid, &vm, sizeof vm,
+			    "process " + std::to_string(pid) + " to the BPF sampler", needs);
 }
 
 Expected<void> BpfSampler::add_nginx(int32_t pid, const lj_nginx_offsets &offsets)
 {
-	uint32_t key = uint32_t(pid);
-	if (bpf_map__update_elem(skel_->maps.nginx, &key, sizeof key, &offsets, sizeof offsets,
-				 BPF_ANY) != 0)
-		return fail("cannot give nginx worker " + std::to_string(pid) +
-			    " to the BPF sampler: " + bpf_errno_text(errno, needs));
-	return {};
+	return give_process(skel_->maps.nginx, pid, &offsets, sizeof offsets,
+			    "nginx worker " + std::to_string(pid) + " to the BPF sampler", needs);
 }
 
 int BpfSampler::on_record(void *self, void *data, size_t size)

@@ -49,4 +49,13 @@ uint64_t per_cpu_sum(const bpf_map *map)
 	return total;
 }
 
+Expected<void> give_process(bpf_map *map, int32_t pid, const void *value, size_t size,
+			    const std::string &whom, const char *needs)
+{
+	uint32_t key = uint32_t(pid);
+	if (bpf_map__update_elem(map, &key, sizeof key, value, size, BPF_ANY) != 0)
+		return fail("cannot give " + whom + ": " + bpf_errno_text(errno, needs));
+	return {};
+}
+
 } // namespace ljcore

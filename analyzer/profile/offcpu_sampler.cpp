@@ -80,21 +80,15 @@ OffCpuSampler::~OffCpuSampler()
 
 Expected<void> OffCpuSampler::add(int32_t pid, const lj_profile_vm &vm)
 {
-	uint32_t key = uint32_t(pid);
-	if (bpf_map__update_elem(skel_->maps.vms, &key, sizeof key, &vm, sizeof vm, BPF_ANY) != 0)
-		return fail("cannot give process " + std::to_string(pid) +
-			    " to the off-CPU sampler: " + bpf_errno_text(errno, needs));
-	return {};
+	return give_process(skel_->maps.vms, pid, &vm, sizeof vm,
+			    "process " + std::to_string(pid) + " to the off-CPU sampler", needs);
 }
 
 Expected<void> OffCpuSampler::add_nginx(int32_t pid, const lj_nginx_offsets &offsets)
 {
-	uint32_t key = uint32_t(pid);
-	if (bpf_map__update_elem(skel_->maps.nginx, &key, sizeof key, &offsets, sizeof offsets,
-				 BPF_ANY) != 0)
-		return fail("cannot give nginx worker " + std::to_string(pid) +
-			    " to the off-CPU sampler: " + bpf_errno_text(errno, needs));
-	return {};
+	return give_process(skel_->maps.nginx, pid, &offsets, sizeof offsets,
+			    "nginx worker " + std::to_string(pid) + " to the off-CPU sampler",
+			    needs);
 }
 
 void OffCpuSampler::switched_out(const lj_profile_sample &s)
