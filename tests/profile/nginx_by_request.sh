@@ -42,20 +42,9 @@ sleep 0.5
 
 # 999 Hz: a few hundred samples of the requests even on a loaded machine, where
 # 75 +- 5 is more than 3 standard deviations wide.
-fail=() status=0
-"$ljcore" profile --pid "$master" --duration "$seconds" --rate 999 --by-request "$@" \
-  -o "$prefix/folded" 2>"$prefix/summary" || status=$?
-cat "$prefix/summary"
-if ((status == 4)); then
-  echo "skip: the kernel refuses to sample here: $(head -1 "$prefix/summary")"
-  exit 77
-fi
+fail=()
+profile_under_load "$prefix/folded" --duration "$seconds" --rate 999 --by-request "$@"
 ((status == 0 || status == 1)) || fail+=("ljcore profile exited with $status")
-touch "$prefix/stop"
-wait "$load1" "$load2" || true
-background=()
-read -r good bad < <(cat "$prefix"/responses.* | awk '{g += $1; b += $2} END {print g, b}')
-echo "responses while profiled: $good right, $bad wrong"
 ((bad == 0 && good > 0)) || fail+=("the server answered $bad request pairs wrong, $good right")
 
 # The share of /heavy among the samples of the two requests, in percent.

@@ -24,26 +24,15 @@ load() {
       "http://localhost/blocking" "http://localhost/light" || true)
     if [[ $body == "$want" ]]; then good=$((good + 1)); else bad=$((bad + 1)); fi
   done
-  echo "$good $bad" >"$prefix/responses"
+  echo "$good $bad" >"$prefix/responses.$BASHPID"
 }
 load & load1=$!
 background=("$load1")
 sleep 0.5
 
-fail=() status=0
-"$ljcore" profile --pid "$master" --off-cpu --by-request --duration "$seconds" \
-  -o "$prefix/folded" 2>"$prefix/summary" || status=$?
-cat "$prefix/summary"
-if ((status == 4)); then
-  echo "skip: the kernel refuses to trace the scheduler here: $(head -1 "$prefix/summary")"
-  exit 77
-fi
+fail=()
+profile_under_load "$prefix/folded" --off-cpu --by-request --duration "$seconds"
 ((status == 0 || status == 1)) || fail+=("ljcore profile exited with $status")
-touch "$prefix/stop"
-wait "$load1" || true
-background=()
-read -r good bad <"$prefix/responses"
-echo "responses while profiled: $good right, $bad wrong"
 ((bad == 0 && good > 0)) || fail+=("the server answered $bad request pairs wrong, $good right")
 
 # Nanoseconds blocked under each request root.

@@ -35,19 +35,7 @@ request_loop & loop2=$!
 background=("$loop" "$loop2")
 sleep 0.5
 
-status=0
-"$ljcore" profile --pid "$master" --duration "$seconds" "$@" >"$prefix/folded" \
-  2>"$prefix/summary" || status=$?
-touch "$prefix/stop"
-wait "$loop" "$loop2" || true
-background=()
-cat "$prefix/summary"
-if ((status == 4)); then
-  echo "skip: the kernel refuses to sample here: $(head -1 "$prefix/summary")"
-  exit 77
-fi
-read -r good bad < <(cat "$prefix"/responses.* | awk '{g += $1; b += $2} END {print g, b}')
-echo "responses while profiled: $good right, $bad wrong"
+profile_under_load "$prefix/folded" --duration "$seconds" "$@"
 
 fail=()
 ((status == 0 || status == 1)) || fail+=("ljcore profile exited with $status")

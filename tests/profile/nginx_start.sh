@@ -1,4 +1,4 @@
-# Sourced by nginx_profile.sh and nginx_alloc.sh. start_nginx CONF WORKERS
+# Sourced by the nginx profile tests (nginx_*.sh). start_nginx CONF WORKERS
 # starts Debian's nginx (with libnginx-mod-http-lua) on testdata/nginx/CONF
 # under a new prefix and waits for its socket and WORKERS workers; it skips
 # the test (exit 77) where nginx, the module or curl is missing. It sets
@@ -32,4 +32,26 @@ start_nginx() { # CONF WORKERS
     sleep 0.1
   done
   master=$(cat "$prefix/nginx.pid")
+}
+
+# profile_under_load OUT ARGS...: `ljcore profile --pid $master ARGS` into OUT
+# while the caller's request loops (the pids in background) run, then stops
+# them: each watches $prefix/stop and writes "GOOD BAD" answers to
+# $prefix/responses.<its pid>. Shows the summary and skips (exit 77) where
+# the kernel refuses to sample; sets status (ljcore's exit), good and bad.
+profile_under_load() {
+  local out=$1
+  shift
+  status=0
+  "$ljcore" profile --pid "$master" "$@" >"$out" 2>"$prefix/summary" || status=$?
+  touch "$prefix/stop"
+  wait "${background[@]}" || true
+  background=()
+  cat "$prefix/summary"
+  if ((status == 4)); then
+    echo "skip: the kernel refuses to sample here: $(head -1 "$prefix/summary")"
+    exit 77
+  fi
+  read -r good bad < <(cat "$prefix"/responses.* | awk '{g += $1; b += $2} END {print g, b}')
+  echo "responses while profiled: $good right, $bad wrong"
 }
