@@ -27,18 +27,26 @@ fs::path luajit_of(const fs::path &dir)
 	return fs::exists(exe) ? exe : dir / "b" / "src" / "luajit";
 }
 
-// The layout the DWARF of exe describes.
-std::optional<lj_layout> dwarf_layout(const fs::path &exe, Arch arch, std::string &why)
+// The layout the DWARF of exe describes, its JIT's in jit (which it points
+// to) when the build has the JIT.
+std::optional<lj_layout> dwarf_layout(const fs::path &exe, Arch arch, lj_trace_layout &jit,
+				      std::string &why)
 {
 	int fd = open(exe.c_str(), O_RDONLY);
 	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : nullptr;
 	std::optional<lj_layout> out;
-	if (!dw)
+	if (!dw) {
 		why = "no DWARF in " + exe.string();
-	else if (auto ly = layout_from_dwarf(dw, arch))
+	} else if (auto [ly, jit_ly] = layouts_from_dwarf(dw, arch); ly) {
 		out = *ly;
-	else
+		out->jit = nullptr;
+		if (jit_ly) {
+			jit = *jit_ly;
+			out->jit = &jit;
+		}
+	} else {
 		why = ly.error().message;
+	}
 	if (dw)
 		dwarf_end(dw);
 	if (fd >= 0)
@@ -79,9 +87,10 @@ bool check(const fs::path &dir)
 	for (auto &u : derived->unshown)
 		printf("note %s: not shown by its code: %s\n", variant.c_str(), u.c_str());
 	std::optional<lj_layout> reference;
+	lj_trace_layout reference_jit;
 	std::string against, why;
 	if (auto ref = reference_of(dir)) {
-		reference = dwarf_layout(*ref, derived->arch, why);
+		reference = dwarf_layout(*ref, derived->arch, reference_jit, why);
 		against = "DWARF of " + ref->parent_path().parent_path().filename().string();
 	} else if (auto t = nearest_tables(builtin_layouts(derived->arch), *derived, true);
 		   !t.empty()) {
