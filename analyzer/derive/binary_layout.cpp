@@ -58,13 +58,17 @@ Expected<BinaryLayoutReport> binary_layout(const std::string &path)
 	for (size_t i = 1; i < nearest.size(); i++)
 		r.equals.push_back(nearest[i]->name);
 	std::optional<lj_layout> dwarf;
+	std::optional<lj_trace_layout> dwarf_jit;
 	bin.dwarf = dwarf_begin(bin.fd, DWARF_C_READ);
 	if (bin.dwarf) {
-		auto ly = layout_from_dwarf(bin.dwarf, derived->arch);
-		if (ly)
+		auto [ly, jit] = layouts_from_dwarf(bin.dwarf, derived->arch);
+		if (ly) {
 			dwarf = *ly;
-		else
+			// The JIT's fields are compared with the same DWARF's.
+			dwarf->jit = jit ? &dwarf_jit.emplace(*jit) : nullptr;
+		} else {
 			r.dwarf_error = ly.error().message;
+		}
 	} else {
 		r.dwarf_error = "no DWARF";
 	}

@@ -27,7 +27,59 @@ namespace {
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask)                     \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
+// Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
+#define LJ_DERIVED_JIT_FIELDS(X) X(gg_J) X(J_trace) X(J_sizetrace)
+// Members of global_State and jit_State the code does not show but the
+// census and the traces read: they move with the shown ones (moved()).
+#define LJ_MOVED_FIELDS(X)                                                     \
+	X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_tmpbuf) X(g_ctype_state)
+#define LJ_MOVED_JIT_FIELDS(X)                                                 \
+	X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap)           \
+	X(J_sizesnapmap)
 // clang-format on
+
+// Sets the member name of ly, or of jit, ly's own copy of its JIT layout.
+void set_field(lj_layout &ly, lj_trace_layout &jit, const std::string &name, uint32_t value)
+{
+#define LJ_SET(m)                                                                                  \
+	if (name == #m)                                                                            \
+		ly.m = decltype(ly.m)(value);
+	LJ_DERIVED_FIELDS(LJ_SET)
+	LJ_MOVED_FIELDS(LJ_SET)
+#undef LJ_SET
+#define LJ_SET_JIT(m)                                                                              \
+	if (ly.jit && name == #m)                                                                  \
+		jit.m = decltype(jit.m)(value);
+	LJ_DERIVED_JIT_FIELDS(LJ_SET_JIT)
+	LJ_MOVED_JIT_FIELDS(LJ_SET_JIT)
+#undef LJ_SET_JIT
+}
+
+// Where name, a member the code does not show, is in a build whose shown
+// members are derived and whose other ones are base's: where base has it,
+// moved as far as the shown member of the same struct nearest before it
+// in base moved, which a member inserted before both (a release's, a
+// fork's) moves as well. Memory checks the layout as a whole.
+std::optional<uint32_t> moved(const lj_layout &base, const DerivedLayout &derived,
+			      const std::string &name, std::string *anchor_name)
+{
+	auto at = layout_field(base, name);
+	if (!at || *at == 0) // 0: a build without it (no FFI, say)
+		return std::nullopt;
+	std::string prefix = name.substr(0, name.find('_') + 1); // "g_", "J_": the struct
+	const DerivedField *anchor = nullptr;
+	uint32_t anchor_at = 0;
+	for (const DerivedField &f : derived.fields) {
+		auto was = layout_field(base, f.name);
+		if (f.name.starts_with(prefix) && was && *was <= *at &&
+		    (!anchor || *was > anchor_at))
+			anchor = &f, anchor_at = *was;
+	}
+	if (!anchor || anchor->value == anchor_at)
+		return std::nullopt;
+	*anchor_name = anchor->name;
+	return *at + anchor->value - anchor_at;
+}
 
 } // namespace
 
@@ -66,6 +118,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.tolstring();
 	d.rawgeti();
 	d.ctype_state();
+	d.jit_state();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);
@@ -79,7 +132,14 @@ std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &nam
 	if (name == #f)                                                                            \
 		return uint32_t(ly.f);
 	LJ_DERIVED_FIELDS(LJ_GET)
+	LJ_MOVED_FIELDS(LJ_GET)
 #undef LJ_GET
+#define LJ_GET_JIT(f)                                                                              \
+	if (name == #f)                                                                            \
+		return ly.jit ? std::optional(uint32_t(ly.jit->f)) : std::nullopt;
+	LJ_DERIVED_JIT_FIELDS(LJ_GET_JIT)
+	LJ_MOVED_JIT_FIELDS(LJ_GET_JIT)
+#undef LJ_GET_JIT
 	return std::nullopt;
 }
 
@@ -105,21 +165,36 @@ std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout 
 	return out;
 }
 
-lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived,
+lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_trace_layout &jit,
 		       std::vector<std::string> *changed)
 {
 	lj_layout ly = base;
+	if (base.jit) {
+		jit = *base.jit;
+		ly.jit = &jit;
+	}
 	for (const DerivedField &f : derived.fields) {
 		auto old = layout_field(ly, f.name);
 		if (changed && old && *old != f.value)
 			changed->push_back(f.name + " " + std::to_string(*old) + " -> " +
 					   std::to_string(f.value));
-#define LJ_SET(m)                                                                                  \
-	if (f.name == #m)                                                                          \
-		ly.m = decltype(ly.m)(f.value);
-		LJ_DERIVED_FIELDS(LJ_SET)
-#undef LJ_SET
+		set_field(ly, jit, f.name, f.value);
 	}
+	auto move = [&](const char *name) {
+		std::string anchor;
+		auto to = moved(base, derived, name, &anchor);
+		if (!to || !layout_field(ly, name))
+			return;
+		if (changed)
+			changed->push_back(std::string(name) + " " +
+					   std::to_string(*layout_field(ly, name)) + " -> " +
+					   std::to_string(*to) + " (as " + anchor + ")");
+		set_field(ly, jit, name, *to);
+	};
+#define LJ_MOVE(m) move(#m);
+	LJ_MOVED_FIELDS(LJ_MOVE)
+	LJ_MOVED_JIT_FIELDS(LJ_MOVE)
+#undef LJ_MOVE
 	return ly;
 }
 

@@ -15,6 +15,7 @@
 #include <libelf.h>
 
 #include "luajit/layout.h"
+#include "luajit/trace_layout.h"
 #include "readers/error.h"
 #include "readers/target.h"
 
@@ -57,12 +58,18 @@ std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout 
 					      bool nearest_only = false);
 
 // base with every derived field set, and the names of those that differ
-// from base ("L_base 32 -> 48").
-lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived,
+// from base ("L_base 32 -> 48"). Some members the code does not show
+// (g->tmpbuf, J->sizesnap...) move with the shown member nearest before
+// them in base ("g_tmpbuf 120 -> 136 (as g_mainthref)"). The JIT's fields (gg_J, J_trace...) go
+// into jit, the caller's copy of base's JIT layout, which the result
+// points to; a base without the JIT's layout (a table of a build without
+// the JIT) gives a result without one, and jit is left alone.
+lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_trace_layout &jit,
 		       std::vector<std::string> *changed = nullptr);
 
-// The value of field name in ly, for printing and comparing; nullopt for a
-// name that is not a derived field.
+// The value of field name in ly (the JIT's fields in ly.jit), for printing
+// and comparing; nullopt for a name with_derived does not set, or a JIT
+// field of a layout without the JIT's.
 std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name);
 
 } // namespace ljcore

@@ -1,6 +1,6 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
-// global_state_rules.cpp, object_rules.cpp, ffi_rules.cpp. Internal to
+// global_state_rules.cpp, object_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
 // analyzer/derive/.
 #pragma once
 
@@ -74,6 +74,9 @@ public:
 
 	// ffi_rules.cpp
 	void ctype_state();
+
+	// jit_rules.cpp
+	void jit_state();
 
 private:
 	// Parts of the rules above.

@@ -131,11 +131,13 @@ std::vector<const lj_layout *> derive_candidates(const NativeSession &native, Ar
 	// not show are theirs, and memory picks.
 	for (const lj_layout *base : bases) {
 		std::vector<std::string> changed;
-		lj_layout ly = with_derived(*base, *derived, &changed);
+		lj_layout ly =
+			with_derived(*base, *derived, set.jit_from_code.emplace_back(), &changed);
 		std::string name = base->name;
 		if (changed.empty() && !alone) {
 			// Tried already, and memory refused it.
 			diag.evidence("the code of " + module + " agrees with the table " + name);
+			set.jit_from_code.pop_back();
 			continue;
 		}
 		if (changed.empty()) {

@@ -34,10 +34,12 @@ struct LayoutSet {
 	std::deque<lj_layout> from_dwarf;
 	std::deque<lj_trace_layout> jit_from_dwarf;
 	std::deque<std::string> names;
-	const lj_layout *dwarf = nullptr;     // the one from DWARF, if any
-	std::string dwarf_source;             // "DWARF of luajit"
-	bool dwarf_is_table = false;          // equal to a built-in table
-	std::deque<lj_layout> from_code;      // derived from LuaJIT's code, one per near table
+	const lj_layout *dwarf = nullptr; // the one from DWARF, if any
+	std::string dwarf_source;         // "DWARF of luajit"
+	bool dwarf_is_table = false;      // equal to a built-in table
+	std::deque<lj_layout> from_code;  // derived from LuaJIT's code, one per near table
+	std::deque<lj_trace_layout>
+		jit_from_code; // their JIT layouts: the tables' with jit_State's derived fields
 	std::deque<std::string> code_sources; // of each: "code of luajit, the rest from table X"
 	std::optional<DerivedLayout> derived; // the fields the code showed
 
