@@ -38,11 +38,11 @@ export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 # variants that cover each axis: upstream-gc64-debug, 32-bit refs
 # (luajit2-gc32-stripped), no JIT (luajit2-gc64-nojit), arm64
 # (upstream-gc64-stripped-arm64) and Debian's build (distro-luajit2); the
-# other 15 run the same code with other offsets, which the normal build
+# other 16 run the same code with other offsets, which the normal build
 # checks. The package test installs the normal build's package either way.
 other_variants='upstream-gc32-(debug|nojit|stripped)|upstream-gc64-(nojit|stripped|debug-arm64)'
 other_variants+='|luajit2-gc32-(debug|nojit)|luajit2-gc64-(debug|stripped|debug-arm64|stripped-arm64)'
-other_variants+='|distro-luajit|upstream-gc64-(debug|stripped)-fields'
+other_variants+='|distro-luajit|upstream-gc64-(debug|stripped)-fields|upstream-gc64-stripped-pjfields'
 asan_redundant="/gcore\$|^snapshot/[^/]*(luajit2|distro|gc32|stripped|nojit|arm64)"
 asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 # catch runs its analysis in a child limited in address space (RLIMIT_AS),
