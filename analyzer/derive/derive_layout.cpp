@@ -19,10 +19,11 @@ namespace {
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
 	X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_vmstate) X(g_strempty)     \
 	X(g_registrytv)                                                        \
-	X(g_gc_total) X(g_gc_root) X(g_gc_mmudata)                             \
+	X(g_gc_total) X(g_gc_root) X(g_gc_mmudata) X(g_gc_lightudseg)          \
 	X(g_str_tab) X(g_str_mask) X(g_str_num)                                \
 	X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f)                            \
-	X(pt_size) X(pt_varinfo)                                               \
+	X(pt_size) X(pt_varinfo) X(pt_sizebc) X(pt_sizeuv) X(pt_chunkname)    \
+	X(pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)              \
 	X(str_len) X(str_size)                                                 \
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask)                     \
 	X(ud_len) X(ud_size)                                                   \
@@ -113,10 +114,13 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.cclosure();
 	d.dump();
 	d.getlocal();
+	d.getinfo();
+	d.getupvalue();
 	d.resume();
 	d.error();
 	d.tolstring();
 	d.rawgeti();
+	d.topointer();
 	d.ctype_state();
 	d.jit_state();
 	if (!out.field("L_glref")) {

@@ -1,5 +1,6 @@
 #include "analyzer/derive/deriver.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ljcore {
@@ -36,6 +37,23 @@ Traced Deriver::follow(FunctionCode fn)
 		ops.push_back(operation_of(insn, code_.arch()));
 	FunctionTrace trace = track_values(ops, code_.arch());
 	return Traced{std::move(fn), std::move(trace)};
+}
+
+// Every direct call in t's code, each target once, without arguments:
+// also those on no path the tracker follows, such as a switch's cases
+// reached through a jump table.
+std::vector<CallSite> Deriver::direct_calls(const Traced &t)
+{
+	std::vector<CallSite> out;
+	for (const MachineInsn &insn : dis_.disassemble(t.code.bytes, t.code.addr)) {
+		Operation op = operation_of(insn, code_.arch());
+		if ((op.mnemonic != "call" && op.mnemonic != "bl") || !op.branch_to)
+			continue;
+		if (std::none_of(out.begin(), out.end(),
+				 [&](const CallSite &c) { return c.target == *op.branch_to; }))
+			out.push_back(CallSite{op.addr, *op.branch_to, {}});
+	}
+	return out;
 }
 
 void Deriver::add(const std::string &name, uint32_t value, const std::string &source)

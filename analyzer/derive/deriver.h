@@ -1,7 +1,7 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
-// global_state_rules.cpp, object_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
-// analyzer/derive/.
+// global_state_rules.cpp, object_rules.cpp, proto_rules.cpp, ffi_rules.cpp,
+// jit_rules.cpp. Internal to analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -71,6 +71,11 @@ public:
 	void getlocal();
 	void tolstring();
 	void rawgeti();
+	void topointer();
+
+	// proto_rules.cpp
+	void getinfo();
+	void getupvalue();
 
 	// ffi_rules.cpp
 	void ctype_state();
@@ -84,10 +89,13 @@ private:
 	bool udata_new(const Traced &t);
 	void inlined_index2adr(const Traced &f, const std::string &fields, const std::string &why);
 	void ctype_init(const Traced &t, const CallSite &alloc);
+	bool debug_line(const Traced &t);
+	bool upvalue_name(const Traced &t, unsigned slot);
 
 	std::optional<Traced> follow(const std::string &name);
 	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call);
 	Traced follow(FunctionCode fn);
+	std::vector<CallSite> direct_calls(const Traced &t);
 	void add(const std::string &name, uint32_t value, const std::string &source);
 	void problem(const std::string &field, const std::string &why);
 	void unshown(const std::string &field, const std::string &why);

@@ -1,5 +1,6 @@
 // The rules that read the GC objects' layouts (GCudata, GCfunc, GCproto,
-// GCstr, GCtab) from the API functions that make or read them.
+// GCstr, GCtab, light userdata) from the API functions that make or read
+// them.
 #include <algorithm>
 
 #include "analyzer/derive/deriver.h"
@@ -256,6 +257,42 @@ void Deriver::rawgeti()
 	for (const char *name : {"tab_hmask", "tab_node"})
 		if (!out_.field(name))
 			problem(name, "lj_tab_getinthash does not show it");
+}
+
+// lua_topointer(L, idx) is lj_obj_ptr(G(L), index2adr(L, idx)) (lj_api.c),
+// which for a light userdata on a 64-bit build rebuilds the pointer's
+// upper bits from mref(g->gc.lightudseg): the one field of g it reads
+// (lj_obj.c, lj_obj.h lightudV).
+void Deriver::topointer()
+{
+	auto f = follow("lua_topointer");
+	if (!f || !glref_)
+		return;
+	auto segments = [&](const Traced &t, unsigned arg, const std::vector<int64_t> &g) {
+		for (const MemoryAccess &a : t.trace.accesses)
+			if (!a.store && a.object.is(arg, g) && a.width == ptrsize_) {
+				add("g_gc_lightudseg", uint32_t(a.offset), t.at(a.addr));
+				return true;
+			}
+		return false;
+	};
+	// lj_obj_ptr inlined, or called with G(L).
+	if (segments(*f, 0, {*glref_}))
+		return;
+	// G(L) may be loaded before index2adr is called, into a register
+	// the tracker takes a call to change: its slot then tells the call.
+	for (const CallSite &c : f->trace.calls) {
+		bool slot = c.args.size() > 1 && c.args[1].kind == TrackedValue::pointer &&
+			    c.args[1].arg >= TrackedValue::call_result && c.args[1].path.empty() &&
+			    c.args[1].k == 0;
+		if (!c.args.empty() && !c.args[0].is(0, {*glref_}) && !slot)
+			continue;
+		auto callee = follow_call(*f, c);
+		if (callee && segments(*callee, 0, {}))
+			return;
+		break;
+	}
+	unshown("g_gc_lightudseg", "lua_topointer reads no field of global_State");
 }
 
 } // namespace ljcore

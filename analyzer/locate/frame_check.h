@@ -15,8 +15,9 @@ namespace ljcore {
 // Why the innermost Lua frames of the running coroutine (the main thread
 // when none runs) do not read under vm's layout: a Lua function whose
 // prototype is not a GCproto, or whose chunk name is not a string.
-// Nothing when they read, when there are none, or when the memory that
-// would tell is not at hand.
+// Without such frames, the first Lua functions on g->gc.root are checked
+// instead. Nothing when they read, when there are none, or when the
+// memory that would tell is not at hand.
 std::optional<std::string> frames_misread(const Vm &vm);
 
 } // namespace ljcore
