@@ -191,7 +191,7 @@ void analyze_vm(TargetAnalysis &ta, const VmCandidate &c, size_t index, VmResult
 	}
 	if (options.gc) {
 		// The census lists the objects for the dominator tree.
-		std::vector<uint64_t> objects;
+		gc::BigArray<uint64_t> objects;
 		auto *listed = options.gc->retained ? &objects : nullptr;
 		v.gc = options.gc->paths
 			       ? gc_census_with_paths(vm, *options.gc, GcPathOptions{}, listed)

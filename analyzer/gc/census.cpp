@@ -24,6 +24,12 @@ namespace {
 // is cyclic or garbage.
 constexpr uint64_t max_objects = uint64_t(1) << 32;
 
+// Room for the addresses of the objects listed, made before the walks so
+// that the arrays never move: at most one object in 8 bytes of
+// g->gc.total (a one-byte cdata of a 32-bit build has 9), and never more
+// than this many (2 GiB of address space, only what is filled is memory).
+constexpr uint64_t max_reserved = uint64_t(1) << 28;
+
 } // namespace
 
 uint64_t Census::cdata_payload(uint16_t id)
@@ -187,6 +193,10 @@ GcCensus Census::run()
 	std::exception_ptr strings_error;
 	// Joined on every way out of here, an exception included.
 	std::jthread strings_thread;
+	if (collect_) {
+		objects_.reserve(std::min(*total / 8, max_reserved));
+		strings->objects_.reserve(std::min(strings->out_.strings.num, max_reserved));
+	}
 	if (batches && vm_.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2)
 		strings_thread = std::jthread([&] {
 			try {
@@ -245,7 +255,7 @@ GcCensus Census::run()
 
 namespace ljcore {
 
-GcCensus gc_census(const Vm &vm, const GcCensusOptions &options, std::vector<uint64_t> *objects)
+GcCensus gc_census(const Vm &vm, const GcCensusOptions &options, gc::BigArray<uint64_t> *objects)
 {
 	gc::Census census(vm, options);
 	if (objects)

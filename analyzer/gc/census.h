@@ -37,7 +37,7 @@ public:
 	GcCensus run();
 	// Also keeps the address of every object counted, for objects().
 	void collect_objects() { collect_ = true; }
-	std::vector<uint64_t> &objects() { return objects_; }
+	BigArray<uint64_t> &objects() { return objects_; }
 
 private:
 	void problem(std::string what)
@@ -122,7 +122,7 @@ private:
 	std::vector<uint32_t> ctype_sizes_; // payload size by CTypeID, cached
 	uint64_t implausible_ = 0;
 	bool collect_ = false;
-	std::vector<uint64_t> objects_; // when collect_
+	BigArray<uint64_t> objects_; // when collect_
 
 	friend class StringBatches; // adds batches to the census of the strings
 };

@@ -7,7 +7,7 @@ Dominators dominators(const SuccessorLists &succ, int max_passes)
 	constexpr uint32_t none = Dominators::none;
 	const uint32_t nodes = succ.lists();
 	Dominators out;
-	std::vector<uint32_t> &idom = out.idom;
+	BigArray<uint32_t> &idom = out.idom;
 	idom.assign(nodes, none);
 	if (!nodes)
 		return out;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
 #include "analyzer/gc/successor_lists.h"
 
 namespace ljcore::gc {
@@ -20,7 +21,7 @@ struct Dominators {
 	static constexpr uint32_t none = UINT32_MAX;
 	// By node: its immediate dominator; none for the entry and for a
 	// node the entry does not reach.
-	std::vector<uint32_t> idom;
+	BigArray<uint32_t> idom;
 	bool settled = true; // false: max_passes ran out first
 };
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/gc_model.h"
 #include "analyzer/options.h"
@@ -18,6 +19,6 @@ namespace ljcore {
 // given, receives the address of every object counted (what the
 // dominator tree of gc/retained.h is made over), in no order.
 GcCensus gc_census(const Vm &vm, const GcCensusOptions &options,
-		   std::vector<uint64_t> *objects = nullptr);
+		   gc::BigArray<uint64_t> *objects = nullptr);
 
 } // namespace ljcore

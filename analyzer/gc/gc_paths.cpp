@@ -317,7 +317,7 @@ std::map<std::string, uint64_t> Search::heads() const
 } // namespace
 
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
-			      const GcPathOptions &path_options, std::vector<uint64_t> *objects)
+			      const GcPathOptions &path_options, gc::BigArray<uint64_t> *objects)
 {
 	Search search(vm, path_options);
 	std::exception_ptr error;

@@ -38,7 +38,7 @@ struct GcPathOptions {
 // objects: as gc_census's.
 GcCensus gc_census_with_paths(const Vm &vm, const GcCensusOptions &census_options,
 			      const GcPathOptions &path_options,
-			      std::vector<uint64_t> *objects = nullptr);
+			      gc::BigArray<uint64_t> *objects = nullptr);
 
 // Where the search first reaches a block: the object it is, or whose
 // array, hash part or stack (a block of its own) it is; and the path

@@ -10,14 +10,14 @@ namespace {
 // Sorts keys by their offset from the lowest, 11 bits a pass (a radix
 // sort: millions of addresses in a few linear passes, where std::sort
 // took a seventh of gc --retained).
-template <typename T> void radix_sort(std::vector<T> &keys)
+template <typename T> void radix_sort(BigArray<T> &keys)
 {
 	if (keys.size() < 2)
 		return;
 	auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
 	const T base = *lo, span = *hi - *lo;
 	constexpr unsigned bits = 11;
-	std::vector<T> other(keys.size());
+	BigArray<T> other(keys.size());
 	std::vector<size_t> counts(size_t(1) << bits);
 	for (unsigned shift = 0; shift < 8 * sizeof(T) && (span >> shift); shift += bits) {
 		std::fill(counts.begin(), counts.end(), 0);
@@ -32,9 +32,50 @@ template <typename T> void radix_sort(std::vector<T> &keys)
 	}
 }
 
-template <typename T> void sort_unique(std::vector<T> &keys)
+// Runs of keys in order, ascending or descending, that merge_runs takes
+// rather than a radix sort: a walk of LuaJIT's lists comes in few of them
+// (g->gc.root holds the newest object first, so a heap built in one go is
+// one descending run, and the string table's chains another).
+constexpr size_t max_merged_runs = 8;
+
+// Sorts keys made of at most max_merged_runs runs in order by reversing
+// the descending ones and merging them; false, keys untouched, if there
+// are more.
+template <typename T> bool merge_runs(BigArray<T> &keys)
 {
-	radix_sort(keys);
+	std::vector<size_t> starts{0};
+	for (size_t i = 1; i < keys.size(); i++) {
+		const size_t first = starts.back();
+		const bool descending = i - first > 1 && keys[first + 1] < keys[first];
+		if (i - first > 1 && (descending ? keys[i] > keys[i - 1] : keys[i] < keys[i - 1])) {
+			if (starts.size() == max_merged_runs)
+				return false;
+			starts.push_back(i);
+		}
+	}
+	starts.push_back(keys.size());
+	for (size_t r = 0; r + 1 < starts.size(); r++)
+		if (starts[r + 1] - starts[r] > 1 && keys[starts[r] + 1] < keys[starts[r]])
+			std::reverse(keys.begin() + starts[r], keys.begin() + starts[r + 1]);
+	// Neighbouring runs merged pairwise until one is left.
+	while (starts.size() > 2) {
+		std::vector<size_t> merged{0};
+		for (size_t r = 0; r + 2 < starts.size(); r += 2) {
+			std::inplace_merge(keys.begin() + starts[r], keys.begin() + starts[r + 1],
+					   keys.begin() + starts[r + 2]);
+			merged.push_back(starts[r + 2]);
+		}
+		if (merged.back() != keys.size())
+			merged.push_back(keys.size());
+		starts.swap(merged);
+	}
+	return true;
+}
+
+template <typename T> void sort_unique(BigArray<T> &keys)
+{
+	if (!merge_runs(keys))
+		radix_sort(keys);
 	keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
 	if (keys.size() >= HeapObjects::none)
 		keys.resize(HeapObjects::none - 1);
@@ -47,7 +88,7 @@ template <typename T> void sort_unique(std::vector<T> &keys)
 // object: a lookup is three more comparisons); a heap spread over distant
 // mappings gets its clusters into fewer buckets, still found by a binary
 // search within the bucket.
-HeapObjects::HeapObjects(std::vector<uint64_t> addrs)
+HeapObjects::HeapObjects(BigArray<uint64_t> addrs)
 {
 	if (addrs.empty())
 		return;
@@ -62,7 +103,7 @@ HeapObjects::HeapObjects(std::vector<uint64_t> addrs)
 		packed_.resize(addrs.size());
 		for (size_t i = 0; i < addrs.size(); i++)
 			packed_[i] = uint32_t((addrs[i] - base_) >> align_bits);
-		std::vector<uint64_t>().swap(addrs);
+		BigArray<uint64_t>().swap(addrs);
 		sort_unique(packed_);
 	} else {
 		addrs_ = std::move(addrs);

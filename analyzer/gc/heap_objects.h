@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
+
 namespace ljcore::gc {
 
 class HeapObjects {
@@ -15,7 +17,7 @@ public:
 	static constexpr uint32_t none = UINT32_MAX;
 
 	// At most none - 1 of addrs are kept: more than a heap can hold.
-	explicit HeapObjects(std::vector<uint64_t> addrs);
+	explicit HeapObjects(BigArray<uint64_t> addrs);
 
 	size_t size() const { return packed_.empty() ? addrs_.size() : packed_.size(); }
 	uint64_t address(uint32_t i) const
@@ -47,9 +49,9 @@ private:
 	// addrs_, which keeps the others (a hostile core's odd ones).
 	static constexpr unsigned align_bits = 3;
 	uint64_t base_ = 0;
-	std::vector<uint32_t> packed_;
-	std::vector<uint64_t> addrs_;
-	std::vector<uint32_t> buckets_; // first index of each bucket, and the end
+	BigArray<uint32_t> packed_;
+	BigArray<uint64_t> addrs_;
+	BigArray<uint32_t> buckets_; // first index of each bucket, and the end
 	unsigned shift_ = 0;
 };
 

@@ -55,15 +55,15 @@ GcType gc_type(uint8_t gct, bool lua_function)
 }
 
 // Frees v's memory (v = {} keeps it: that assigns an empty list).
-template <typename T> void release(std::vector<T> &v)
+template <typename T> void release(gc::BigArray<T> &v)
 {
-	std::vector<T>().swap(v);
+	gc::BigArray<T>().swap(v);
 }
 
 } // namespace
 
 struct RetainedHeap::Graph {
-	Graph(const Vm &v, std::vector<uint64_t> addrs)
+	Graph(const Vm &v, gc::BigArray<uint64_t> addrs)
 	    : vm(v), ly(v.layout()), objects(std::move(addrs))
 	{
 	}
@@ -82,19 +82,19 @@ struct RetainedHeap::Graph {
 	//
 	// By object index (address order): its node, or none; only until
 	// the dominators are found (nodes_of() searches object_of then).
-	std::vector<Node> node_of;
+	gc::BigArray<Node> node_of;
 	// By node: its object index (the order of the search while it
 	// runs; rebuilt once the successor lists are gone), breadth-first
 	// parent (a root's is roots; bfs_parents.h), successors,
 	// dominator, retained bytes (shallow ones until accumulate()) and
 	// objects.
 	Node node_count = 0;
-	std::vector<uint32_t> object_of;
+	gc::BigArray<uint32_t> object_of;
 	gc::BfsParents parents;
 	gc::SuccessorLists succ;
-	std::vector<Node> idom;
-	std::vector<uint32_t> retained;
-	std::vector<uint32_t> count;
+	gc::BigArray<Node> idom;
+	gc::BigArray<uint32_t> retained;
+	gc::BigArray<uint32_t> count;
 	// The retained bytes of nodes whose do not fit in retained (held
 	// there as UINT32_MAX): a few at most, the roots among them.
 	std::unordered_map<Node, uint64_t> retained_big;
@@ -483,7 +483,7 @@ std::string RetainedHeap::Graph::label(Node from, Node to) const
 	return find.found ? ref_label(vm, find.kind, find.key, o) : "<?>";
 }
 
-RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool objects_complete)
+RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool objects_complete)
     : g_(std::make_unique<Graph>(vm, std::move(objects)))
 {
 	g_->complete = objects_complete;
@@ -517,7 +517,7 @@ RetainedHeap::RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool obj
 
 RetainedHeap retained_heap(const Vm &vm)
 {
-	std::vector<uint64_t> objects;
+	gc::BigArray<uint64_t> objects;
 	bool complete =
 		gc_census(vm, GcCensusOptions{.top = 0, .top_strings = 0}, &objects).complete;
 	return RetainedHeap(vm, std::move(objects), complete);

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/model/gc_model.h"
 #include "readers/diagnostics.h"
@@ -42,7 +43,7 @@ public:
 	// addresses gc_census() collected (objects_complete: its census
 	// was). Never fails: what could not be read is in diagnostics(),
 	// and complete() says whether every list and edge was read.
-	RetainedHeap(const Vm &vm, std::vector<uint64_t> objects, bool objects_complete);
+	RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool objects_complete);
 	~RetainedHeap();
 	RetainedHeap(RetainedHeap &&) noexcept;
 

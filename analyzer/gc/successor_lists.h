@@ -2,14 +2,16 @@
 // order they are numbered. An edge is its 4-byte target, kept in chunks
 // that never move: a heap's edges are counted only once its last object is
 // visited, and a vector growing to them would hold three times their
-// memory while it copies. Where each list ends is a bit, not a 4-byte
-// offset a node: a one for each edge and a zero at the end of each list,
-// read in order by for_each().
+// memory while it copies (each chunk a big array: big_array.h). Where each list ends is a bit,
+// not a 4-byte offset a node: a one for each edge and a zero at the end of each list, read in order
+// by for_each().
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "analyzer/gc/big_array.h"
 
 namespace ljcore::gc {
 
@@ -18,8 +20,11 @@ public:
 	// An edge from the node whose list is open to target.
 	void add(uint32_t target)
 	{
-		if ((edges_ & chunk_mask) == 0)
-			chunks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(chunk_edges));
+		if ((edges_ & chunk_mask) == 0) {
+			Chunk chunk(static_cast<uint32_t *>(
+				map_big_array(chunk_edges * sizeof(uint32_t))));
+			chunks_.push_back(std::move(chunk));
+		}
 		chunks_.back()[edges_ & chunk_mask] = target;
 		edges_++;
 		push_bit(true);
@@ -68,7 +73,14 @@ private:
 		bits_++;
 	}
 
-	std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+	struct Unmap {
+		void operator()(uint32_t *chunk) const
+		{
+			unmap_big_array(chunk, chunk_edges * sizeof(uint32_t));
+		}
+	};
+	using Chunk = std::unique_ptr<uint32_t[], Unmap>;
+	std::vector<Chunk> chunks_;
 	uint64_t edges_ = 0;
 	std::vector<uint64_t> ends_; // a one an edge, a zero where a list ends
 	uint64_t bits_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
 #include "analyzer/gc/heap_objects.h"
 
 using ljcore::gc::HeapObjects;
@@ -56,4 +57,35 @@ TEST_CASE("heap objects: duplicates once, and none at all")
 	HeapObjects empty({});
 	CHECK(empty.size() == 0);
 	CHECK(empty.find(0x1000) == HeapObjects::none);
+}
+
+// As LuaJIT's lists give them: a few runs in order either way (merged), or
+// too many of them (radix-sorted). The same objects either way.
+TEST_CASE("heap objects: runs merged, or too many of them sorted")
+{
+	std::vector<uint64_t> sorted;
+	for (uint64_t k = 0; k < 3000; k++)
+		sorted.push_back(0x7f0000000000 + k * 16);
+	auto from_runs = [&](size_t runs) {
+		ljcore::gc::BigArray<uint64_t> a;
+		// Run r takes every runs-th object from r on, descending
+		// where r is odd.
+		for (size_t r = 0; r < runs; r++) {
+			std::vector<uint64_t> run;
+			for (size_t k = r; k < sorted.size(); k += runs)
+				run.push_back(sorted[k]);
+			if (r % 2)
+				a.insert(a.end(), run.rbegin(), run.rend());
+			else
+				a.insert(a.end(), run.begin(), run.end());
+		}
+		return HeapObjects(std::move(a));
+	};
+	for (size_t runs : {1, 2, 3, 5, 8, 9, 40}) {
+		CAPTURE(runs);
+		HeapObjects objects = from_runs(runs);
+		REQUIRE(objects.size() == sorted.size());
+		for (uint32_t i = 0; i < sorted.size(); i++)
+			CHECK(objects.address(i) == sorted[i]);
+	}
 }
