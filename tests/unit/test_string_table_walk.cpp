@@ -74,7 +74,7 @@ public:
 	// Slot i's string continues with slot j's.
 	void link(uint64_t i, uint64_t j) { mem.put64(slot(i), slot(j)); }
 
-	GcCensus census(std::vector<uint64_t> *objects = nullptr)
+	GcCensus census(gc::BigArray<uint64_t> *objects = nullptr)
 	{
 		mem.put32(g + ly.g_str_num, uint32_t(strings));
 		return gc_census(Vm(mem, ly, g), GcCensusOptions{}, objects);
@@ -145,7 +145,7 @@ TEST_CASE("string table walk: chains of scattered strings, each counted once")
 		used += length > 0;
 		longest = std::max(longest, length);
 	}
-	std::vector<uint64_t> objects;
+	gc::BigArray<uint64_t> objects;
 	GcCensus c = heap.census(&objects);
 	CHECK(string_problems(c).empty());
 	CHECK(c.strings.buckets == buckets);
@@ -157,7 +157,7 @@ TEST_CASE("string table walk: chains of scattered strings, each counted once")
 	CHECK(c.types[size_t(GcType::string)].count == made.size());
 	std::sort(objects.begin(), objects.end());
 	std::sort(made.begin(), made.end());
-	CHECK(objects == made);
+	CHECK(std::vector<uint64_t>(objects.begin(), objects.end()) == made);
 }
 
 TEST_CASE("string table walk: a chain longer than the rounds is followed to its end")
@@ -203,7 +203,7 @@ TEST_CASE("string table walk: more buckets than a batch, added in bucket order")
 	uint64_t largest = heap.push(batch - 1, 2, 30);
 	for (uint64_t i = 3; i < 7; i++)
 		heap.push(buckets - 1, i);
-	std::vector<uint64_t> objects;
+	gc::BigArray<uint64_t> objects;
 	GcCensus c = heap.census(&objects);
 	CHECK(string_problems(c).empty());
 	CHECK(c.strings.buckets == buckets);
