@@ -25,7 +25,7 @@ namespace {
 	X(pt_size) X(pt_varinfo) X(pt_sizebc) X(pt_sizeuv) X(pt_chunkname)    \
 	X(pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)              \
 	X(str_len) X(str_size)                                                 \
-	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask)                     \
+	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
@@ -120,6 +120,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.error();
 	d.tolstring();
 	d.rawgeti();
+	d.getmetatable();
 	d.topointer();
 	d.ctype_state();
 	d.jit_state();

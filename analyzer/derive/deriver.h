@@ -71,6 +71,7 @@ public:
 	void getlocal();
 	void tolstring();
 	void rawgeti();
+	void getmetatable();
 	void topointer();
 
 	// proto_rules.cpp

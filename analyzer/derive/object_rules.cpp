@@ -259,6 +259,45 @@ void Deriver::rawgeti()
 			problem(name, "lj_tab_getinthash does not show it");
 }
 
+// lua_getmetatable(L, idx): of the object o = index2adr(L, idx), mt =
+// tabref(tabV(o)->metatable) for a table, tabref(udataV(o)->metatable)
+// for a userdata, else the base metatable in g (lj_api.c). The first two
+// are the GCRef loads from the object: one offset when both structs have
+// it at the same place (every build so far), two when not, the userdata's
+// then the one after its len (lj_obj.h GCudata).
+void Deriver::getmetatable()
+{
+	auto f = follow("lua_getmetatable");
+	if (!f)
+		return;
+	const DerivedField *ud_len = out_.field("ud_len");
+	std::vector<const MemoryAccess *> loads;
+	for (const MemoryAccess &a : f->trace.accesses)
+		if (!a.store && a.width == (ptrsize_ == 8 ? 8 : 4) &&
+		    a.object.kind == TrackedValue::pointer &&
+		    a.object.arg >= TrackedValue::call_result &&
+		    a.object.path == std::vector<int64_t>{0} && a.offset > 0 &&
+		    std::none_of(loads.begin(), loads.end(),
+				 [&](const MemoryAccess *l) { return l->offset == a.offset; }))
+			loads.push_back(&a);
+	if (loads.empty())
+		return inlined_index2adr(*f, "tab_metatable",
+					 "lua_getmetatable loads no metatable");
+	if (loads.size() == 1)
+		return add("tab_metatable", uint32_t(loads[0]->offset), f->at(loads[0]->addr));
+	// The userdata's metatable follows its 32-bit len, aligned.
+	int64_t ud_mt = ud_len ? (ud_len->value + 4 + ptrsize_ - 1) / ptrsize_ * ptrsize_ : -1;
+	auto tab = std::find_if(loads.begin(), loads.end(),
+				[&](const MemoryAccess *l) { return l->offset != ud_mt; });
+	if (loads.size() != 2 || ud_mt < 0 || tab == loads.end() ||
+	    std::count_if(loads.begin(), loads.end(),
+			  [&](const MemoryAccess *l) { return l->offset == ud_mt; }) != 1)
+		return unshown(
+			"tab_metatable",
+			"lua_getmetatable loads more than a table's and a userdata's metatable");
+	add("tab_metatable", uint32_t((*tab)->offset), f->at((*tab)->addr));
+}
+
 // lua_topointer(L, idx) is lj_obj_ptr(G(L), index2adr(L, idx)) (lj_api.c),
 // which for a light userdata on a 64-bit build rebuilds the pointer's
 // upper bits from mref(g->gc.lightudseg): the one field of g it reads
