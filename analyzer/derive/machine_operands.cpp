@@ -10,8 +10,10 @@ namespace ljcore {
 namespace {
 
 // An x86_64 register name as its 64-bit register and the bytes it covers.
+// Views, not C strings: every operand of every instruction is compared
+// with each name, and a view knows its length without strlen.
 struct X86Alias {
-	const char *name;
+	std::string_view name;
 	const char *full;
 	uint8_t width;
 };
@@ -112,12 +114,12 @@ bool parse_number(std::string_view s, int64_t &v)
 // x86: "qword ptr [rdi + 8*rax - 0x8]", "[rip + 0x10]", "fs:[0x28]".
 void parse_x86_memory(std::string_view s, Operand &op)
 {
-	constexpr std::pair<const char *, uint8_t> widths[] = {
+	constexpr std::pair<std::string_view, uint8_t> widths[] = {
 		{"byte ptr", 1},     {"word ptr", 2},     {"dword ptr", 4},  {"qword ptr", 8},
 		{"xmmword ptr", 16}, {"ymmword ptr", 32}, {"tbyte ptr", 10},
 	};
 	for (auto [name, width] : widths)
-		if (s.starts_with(name) && s.size() > strlen(name) && s[strlen(name)] == ' ')
+		if (s.starts_with(name) && s.size() > name.size() && s[name.size()] == ' ')
 			op.width = width;
 	size_t open = s.find('['), close = s.rfind(']');
 	if (open == s.npos || close == s.npos || close < open || s.find(':') < open)

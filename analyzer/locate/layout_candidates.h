@@ -59,8 +59,9 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 // built-in table nearest to the fields it shows (analyzer/derive/), and
 // returns them. Unless alone, one equal to a table is left out: that table
 // was tried. Why none could be derived is a problem when alone, else
-// evidence. Reading code costs loading LLVM (some 15 ms): locate_vms asks
-// only when no table fits.
+// evidence. Reading code costs loading LLVM's module and disassembling
+// (some 4 ms, tools/bench/derive.sh): locate_vms asks only when no table
+// fits.
 std::vector<const lj_layout *> derive_candidates(const NativeSession &native, Arch arch, bool alone,
 						 LayoutSet &set, Diagnostics &diag);
 
