@@ -111,6 +111,7 @@ LJ_INLINE int lj_profile_begin(void *ctx, const struct lj_profile_vm *vm,
 	out->stack_len = 0;
 	out->jit_base = 0;
 	out->offcpu_state = 0; /* on the CPU, unless an off-CPU sampler says */
+	out->offcpu_switches = 0;
 	out->offcpu_ns = 0;
 	if (vm->tid && vm->tid != out->tid) {
 		out->source = LJ_PROFILE_OTHER_THREAD;

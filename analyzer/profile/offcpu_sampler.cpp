@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 #include <ctime>
+#include <vector>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -17,20 +18,44 @@ namespace {
 
 const char *const needs = "root, or CAP_BPF and CAP_PERFMON";
 
-// Copies what a sample uses: its header, the frames walked, and its
-// registers and stack copy as far as stack_len; a record is 25 KB, of
-// which a switch out of a shallow stack fills a few hundred bytes.
-void copy_used(lj_profile_sample &to, const lj_profile_sample &from)
+// What a sample uses, in a few hundred bytes of its 25: its header, the
+// frames walked, its registers, the stack copy as far as stack_len, the
+// request and the off-CPU fields.
+constexpr size_t head_bytes = offsetof(lj_profile_sample, frames);
+
+std::vector<std::byte> pack(const lj_profile_sample &s)
 {
-	uint32_t n = from.nframes < LJ_PROFILE_MAX_FRAMES ? from.nframes : LJ_PROFILE_MAX_FRAMES;
-	std::memcpy(&to, &from, offsetof(lj_profile_sample, frames) + n * sizeof from.frames[0]);
-	std::memcpy(to.regs, from.regs, sizeof from.regs);
-	to.stack_len = from.stack_len < sizeof from.stack ? from.stack_len : 0;
-	std::memcpy(to.stack, from.stack, to.stack_len);
-	to.request = from.request;
-	to.offcpu_state = from.offcpu_state;
-	to.offcpu_since = from.offcpu_since;
-	to.offcpu_ns = 0;
+	uint32_t n = s.nframes < LJ_PROFILE_MAX_FRAMES ? s.nframes : LJ_PROFILE_MAX_FRAMES;
+	uint32_t stack = s.stack_len <= sizeof s.stack ? s.stack_len : 0;
+	std::vector<std::byte> out;
+	auto put = [&](const void *from, size_t size) {
+		auto *b = static_cast<const std::byte *>(from);
+		out.insert(out.end(), b, b + size);
+	};
+	out.reserve(head_bytes + n * sizeof s.frames[0] + sizeof s.regs + stack + sizeof s.request);
+	put(&s, head_bytes);
+	put(s.frames, n * sizeof s.frames[0]);
+	put(s.regs, sizeof s.regs);
+	put(s.stack, stack);
+	put(&s.request, sizeof s.request);
+	return out;
+}
+
+// The sample pack() kept, into to (its off-CPU fields the caller's).
+void unpack(const std::vector<std::byte> &from, lj_profile_sample &to)
+{
+	const std::byte *at = from.data();
+	auto get = [&](void *into, size_t size) {
+		std::memcpy(into, at, size);
+		at += size;
+	};
+	get(&to, head_bytes);
+	get(to.frames, to.nframes * sizeof to.frames[0]);
+	get(to.regs, sizeof to.regs);
+	size_t stack = from.size() - (at - from.data()) - sizeof to.request;
+	to.stack_len = uint32_t(stack);
+	get(to.stack, stack);
+	get(&to.request, sizeof to.request);
 }
 
 // bpf_ktime_get_ns()'s clock.
@@ -91,71 +116,118 @@ Expected<void> OffCpuSampler::add_nginx(int32_t pid, const lj_nginx_offsets &off
 			    needs);
 }
 
-void OffCpuSampler::switched_out(const lj_profile_sample &s)
+void OffCpuSampler::keep(const lj_profile_sample &s)
 {
-	auto &slot = away_[s.tid];
-	if (!slot)
-		slot = std::make_unique<lj_profile_sample>();
-	copy_used(*slot, s);
+	if (s.nframes <= LJ_PROFILE_MAX_FRAMES && s.stack_len <= sizeof s.stack)
+		stacks_[s.offcpu_stack] = pack(s);
 }
 
-void OffCpuSampler::resumed(const lj_offcpu_resume &r)
+bool OffCpuSampler::weigh(const lj_offcpu_key &key, uint64_t ns, uint64_t switches, bool last)
 {
-	auto it = away_.find(r.tid);
-	if (it == away_.end())
-		return; // its switch out was lost, and counted
-	// Blocked, then woken and waiting for a CPU: two samples of one stack.
-	lj_profile_sample &s = *it->second;
-	uint64_t runqueue = r.runqueue_ns < r.ns ? r.runqueue_ns : r.ns;
-	if (handler_ && s.offcpu_state == LJ_OFFCPU_BLOCKED && r.ns > runqueue) {
-		s.offcpu_ns = r.ns - runqueue;
-		(*handler_)(s);
+	lj_profile_sample &s = *sample_;
+	if (key.stack == LJ_OFFCPU_NO_STACK) {
+		s = {};
+		s.pid = key.pid;
+		s.source = LJ_PROFILE_TOO_MANY_STACKS;
+	} else if (auto it = stacks_.find(key.stack); it != stacks_.end()) {
+		unpack(it->second, s);
+	} else {
+		// Sent before its time, the stack was lost to a full ring
+		// buffer: it is sent again at its next switch out.
+		if (last)
+			unnamed_ += switches;
+		return last;
 	}
-	if (handler_ && runqueue) {
-		s.offcpu_state = LJ_OFFCPU_RUNQUEUE;
-		s.offcpu_ns = runqueue;
+	s.offcpu_state = key.state;
+	s.offcpu_stack = key.stack;
+	s.offcpu_ns = ns;
+	// The sums of a tenth of a second are far below 2^32 switches.
+	s.offcpu_switches = uint32_t(switches);
+	if (handler_ && switches)
 		(*handler_)(s);
+	return true;
+}
+
+void OffCpuSampler::drain(bool last)
+{
+	int fd = bpf_map__fd(skel_->maps.times);
+	lj_offcpu_key key{}, next{};
+	lj_offcpu_time now{};
+	// The map only grows, and each key's sums only grow: a key added
+	// while it is walked is read the next time.
+	for (void *prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &now) != 0)
+			continue;
+		lj_offcpu_time &before = read_[key];
+		if (now.switches != before.switches &&
+		    weigh(key, now.ns - before.ns, now.switches - before.switches, last))
+			before = now;
 	}
-	away_.erase(it);
+	drained_ = std::chrono::steady_clock::now();
 }
 
 int OffCpuSampler::on_record(void *self, void *data, size_t size)
 {
 	auto *s = static_cast<OffCpuSampler *>(self);
-	if (size >= sizeof(lj_profile_sample))
-		s->switched_out(*static_cast<const lj_profile_sample *>(data));
-	else if (size == sizeof(lj_offcpu_resume))
-		s->resumed(*static_cast<const lj_offcpu_resume *>(data));
+	if (size >= sizeof(lj_profile_sample)) {
+		s->keep(*static_cast<const lj_profile_sample *>(data));
+	} else if (size == sizeof(lj_offcpu_unsummed)) {
+		// The map of times was full: this one switch's time. Its
+		// stack came before it, unless the ring buffer lost it.
+		auto &u = *static_cast<const lj_offcpu_unsummed *>(data);
+		s->weigh(u.key, u.time.ns, u.time.switches, true);
+	}
 	return 0;
 }
 
-Expected<void> OffCpuSampler::poll(int timeout_ms, const Handler &handler)
+Expected<void> OffCpuSampler::read_ring(int timeout_ms)
 {
-	handler_ = &handler;
 	// The program wakes the reader only when much is waiting: after
 	// the wait, read what there is anyway.
 	int n = ring_buffer__poll(ring_, timeout_ms);
 	if (n >= 0 || n == -EINTR)
 		n = ring_buffer__consume(ring_);
-	handler_ = nullptr;
 	if (n < 0 && n != -EINTR)
 		return fail("reading off-CPU samples: " + bpf_errno_text(-n, needs));
 	return {};
 }
 
+Expected<void> OffCpuSampler::poll(int timeout_ms, const Handler &handler)
+{
+	handler_ = &handler;
+	auto r = read_ring(timeout_ms);
+	// The stacks came first: a switch out sends its stack before its
+	// time is summed.
+	if (r && std::chrono::steady_clock::now() - drained_ >= std::chrono::milliseconds(100))
+		drain(false);
+	handler_ = nullptr;
+	return r;
+}
+
 void OffCpuSampler::finish(const Handler &handler)
 {
+	handler_ = &handler;
+	(void)read_ring(0);
+	drain(true);
+	// The threads off the CPU now: away until now, in the state they
+	// left in.
 	uint64_t now = monotonic_ns();
-	for (auto &[tid, s] : away_) {
-		s->offcpu_ns = now > s->offcpu_since ? now - s->offcpu_since : 0;
-		handler(*s);
+	int fd = bpf_map__fd(skel_->maps.off_since);
+	uint32_t tid = 0, next = 0;
+	lj_offcpu_away away{};
+	for (void *prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &tid) {
+		tid = next;
+		if (bpf_map_lookup_elem(fd, &tid, &away) == 0)
+			weigh({away.stack, away.pid, away.state},
+			      now > away.since ? now - away.since : 0, 1, true);
 	}
-	away_.clear();
+	handler_ = nullptr;
 }
 
 uint64_t OffCpuSampler::dropped() const
 {
-	return per_cpu_sum(skel_->maps.lost);
+	return per_cpu_sum(skel_->maps.lost) + unnamed_;
 }
 
 } // namespace ljcore

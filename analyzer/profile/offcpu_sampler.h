@@ -1,14 +1,19 @@
 // The BPF backend of ljcore profile --off-cpu: luajit/bpf/offcpu.bpf.c at
 // the scheduler's switch (tp_btf/sched_switch) walks the Lua frames of a
-// profiled VM thread leaving the CPU and says when it runs again, and how
-// long of that it waited for a CPU once woken (sched_wakeup). Its sample
-// is handed over then, weighing the nanoseconds it was away
-// (lj_profile_sample.offcpu_ns): twice, when it was blocked, then waited
-// on the run queue.
+// profiled VM thread leaving the CPU, and sums in the kernel how long it
+// stays away by stack and state: blocked, or waiting for a CPU once woken
+// (sched_wakeup) or preempted (luajit/bpf/offcpu_event.h). Each stack is
+// sent once; the sums are read a few times a second, and each stack's new
+// time handed over as one sample weighing those nanoseconds
+// (lj_profile_sample.offcpu_ns) and standing for that many switches
+// (offcpu_switches).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "analyzer/profile/sampler.h"
 #include "luajit/bpf/offcpu_event.h"
@@ -30,25 +35,49 @@ public:
 	Expected<void> add(int32_t pid, const lj_profile_vm &vm) override;
 	Expected<void> add_nginx(int32_t pid, const lj_nginx_offsets &offsets) override;
 	Expected<void> poll(int timeout_ms, const Handler &handler) override;
-	// The threads still off the CPU, weighing the time until now.
+	// The time summed since the last poll, and the threads still off the
+	// CPU, weighing the time until now.
 	void finish(const Handler &handler) override;
+	// Records the ring buffer had no room for, and the switches whose
+	// stack it could never send.
 	uint64_t dropped() const override;
 	const char *dropped_reason() const override { return "ring buffer full"; }
 	const char *backend() const override { return "bpf, sched_switch"; }
 
 private:
+	struct KeyHash {
+		size_t operator()(const lj_offcpu_key &k) const
+		{
+			return size_t(k.stack ^ (uint64_t(k.pid) << 2) ^ k.state);
+		}
+	};
+	struct KeyEqual {
+		bool operator()(const lj_offcpu_key &a, const lj_offcpu_key &b) const
+		{
+			return a.stack == b.stack && a.pid == b.pid && a.state == b.state;
+		}
+	};
+
 	OffCpuSampler() = default;
 	static int on_record(void *self, void *data, size_t size);
-	void switched_out(const lj_profile_sample &s);
-	void resumed(const lj_offcpu_resume &r);
+	void keep(const lj_profile_sample &s);
+	// Hands over time under key; false when its stack has not come (yet).
+	bool weigh(const lj_offcpu_key &key, uint64_t ns, uint64_t switches, bool last);
+	// Hands over what the map of times added since it was last read.
+	void drain(bool last);
+	Expected<void> read_ring(int timeout_ms);
 
 	lj_offcpu *skel_ = nullptr;
 	ring_buffer *ring_ = nullptr;
 	const Handler *handler_ = nullptr;
-	// The sample of each thread off the CPU now, by thread id, until it
-	// runs again. A thread's next switch out replaces it (its resume
-	// record was lost, and counted so).
-	std::unordered_map<uint32_t, std::unique_ptr<lj_profile_sample>> away_;
+	// Each stack sent, by offcpu_stack: its sample's bytes as far as used.
+	std::unordered_map<uint64_t, std::vector<std::byte>> stacks_;
+	// What the map of times held when last read.
+	std::unordered_map<lj_offcpu_key, lj_offcpu_time, KeyHash, KeyEqual> read_;
+	std::chrono::steady_clock::time_point drained_{};
+	// Where a kept stack becomes a sample again.
+	std::unique_ptr<lj_profile_sample> sample_ = std::make_unique<lj_profile_sample>();
+	uint64_t unnamed_ = 0; // switches timed under a stack never received
 };
 
 } // namespace ljcore

@@ -115,13 +115,16 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 	// started again (lj_profile_retry() in luajit/profile_walk.h).
 	uint64_t from_return = 0, from_l_base = 0;
 	Sampler::Handler handler = [&](const lj_profile_sample &s) {
-		from_return += s.start == LJ_PROFILE_FROM_RETURN;
-		from_l_base += s.start == LJ_PROFILE_FROM_L_BASE;
+		// The off-CPU sampler hands over the switches of a stack
+		// together.
+		uint64_t n = s.offcpu_switches ? s.offcpu_switches : 1;
+		from_return += s.start == LJ_PROFILE_FROM_RETURN ? n : 0;
+		from_l_base += s.start == LJ_PROFILE_FROM_L_BASE ? n : 0;
 		auto c = by_pid.find(s.pid);
 		if (Clock::now() > deadline + std::chrono::seconds(1))
-			tally.count("failed: not named before the profile's end", true);
+			tally.count("failed: not named before the profile's end", true, n);
 		else if (c == by_pid.end())
-			tally.count("failed: no VM for the process", true);
+			tally.count("failed: no VM for the process", true, n);
 		else {
 			// Off the CPU, the VM is in a call it made, as at the
 			// allocator: a trace's return address places it.
@@ -134,7 +137,7 @@ std::expected<Profile, ProfileError> profile_process(const ProfileOptions &o)
 			if (s.nframes)
 				named.labels.request = request_label(s.request);
 			if (in_time)
-				tally.add(named, weigh_in_time(named, s, period_ns));
+				tally.add(named, weigh_in_time(named, s, period_ns), n);
 			else
 				tally.add(named);
 		}

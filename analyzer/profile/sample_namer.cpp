@@ -265,6 +265,8 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 		return named;
 	case LJ_PROFILE_NOT_STOPPED:
 		return failed("failed: the thread did not stop in time");
+	case LJ_PROFILE_TOO_MANY_STACKS:
+		return failed("failed: more distinct stacks than the kernel's table holds");
 	case LJ_PROFILE_WALKED:
 		break;
 	default:

@@ -25,14 +25,14 @@ struct Tally {
 		it->second.first += n;
 		samples += n;
 	}
-	// A sample named, worth value (1, or bytes).
-	void add(const NamedSample &named, uint64_t value = 1)
+	// n samples named alike, worth value together (n, or bytes, or ns).
+	void add(const NamedSample &named, uint64_t value = 1, uint64_t n = 1)
 	{
 		if (!named.frames.empty())
 			stacks[{named.frames, named.labels}] += value;
 		if (!named.without_native.empty())
-			without_native[named.without_native]++;
-		count(named.outcome, named.failure);
+			without_native[named.without_native] += n;
+		count(named.outcome, named.failure, n);
 	}
 	// The samples and their outcomes so far, for a progress line.
 	Profile progress() const

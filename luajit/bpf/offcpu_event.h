@@ -1,8 +1,15 @@
 /*
  * What ljcore profile --off-cpu's BPF program (offcpu.bpf.c) and its reader
  * (analyzer/profile/offcpu_sampler.cpp) exchange besides the samples: why
- * a thread left the CPU, and the record of its return. Plain C, no libc,
- * for both compilers.
+ * a thread left the CPU, and the time off it summed in the kernel by
+ * stack. Plain C, no libc, for both compilers.
+ *
+ * A switch out walks the thread's Lua frames and hashes what the reader
+ * uses of the walk (lj_profile_sample.offcpu_stack); the sample itself is
+ * sent only the first time its stack is seen. The time off the CPU is
+ * added up per stack, process and state in a map the reader drains: a
+ * process that leaves the CPU 100 000 times a second from the same few
+ * places sends a few samples, not 100 000.
  */
 #ifndef LJCORE_LUAJIT_BPF_OFFCPU_EVENT_H
 #define LJCORE_LUAJIT_BPF_OFFCPU_EVENT_H
@@ -16,14 +23,38 @@ enum lj_offcpu_state {
 	LJ_OFFCPU_RUNQUEUE = 2, /* preempted, still runnable: waiting for a CPU */
 };
 
-/* A thread whose switch out was sampled runs again: the sample (sent at
- * the switch out) weighs the ns between, of which the last runqueue_ns it
- * spent woken, on the run queue (all of them when it was preempted). */
-struct lj_offcpu_resume {
-	u32 tid;
-	u32 pad;
+/* The offcpu_stack of a switch out whose stack the kernel's table of
+ * stacks sent had no room for: its time is summed, its frames unknown. */
+#define LJ_OFFCPU_NO_STACK 0
+
+/* The key of the time summed: a stack of a process, in a state. */
+struct lj_offcpu_key {
+	u64 stack; /* lj_profile_sample.offcpu_stack, or LJ_OFFCPU_NO_STACK */
+	u32 pid;
+	u32 state; /* LJ_OFFCPU_BLOCKED or LJ_OFFCPU_RUNQUEUE */
+};
+
+/* The time summed under a key since the profile started: never reset, the
+ * reader takes the difference from what it read last. */
+struct lj_offcpu_time {
 	u64 ns;
-	u64 runqueue_ns;
+	u64 switches; /* the times off the CPU summed */
+};
+
+/* A thread off the CPU whose switch out was walked (by tid): since when,
+ * since when it is runnable again (0: blocked still), and where. */
+struct lj_offcpu_away {
+	u64 since; /* bpf_ktime_get_ns() */
+	u64 woken;
+	u64 stack; /* lj_profile_sample.offcpu_stack */
+	u32 state; /* enum lj_offcpu_state at the switch out */
+	u32 pid;
+};
+
+/* The record sent instead when the map of times is full. */
+struct lj_offcpu_unsummed {
+	struct lj_offcpu_key key;
+	struct lj_offcpu_time time;
 };
 
 #endif

@@ -47,6 +47,8 @@ enum lj_profile_source {
 	/* Userspace sampler only (a CPU-clock event never fires for them): */
 	LJ_PROFILE_OFF_CPU,     /* the VM's thread was not running */
 	LJ_PROFILE_NOT_STOPPED, /* --blocking: the thread did not stop in time */
+	/* Off-CPU sampler only: */
+	LJ_PROFILE_TOO_MANY_STACKS, /* the kernel's table of stacks was full */
 };
 
 /* Where a sample's walk started. In the interpreter, from its registers;
@@ -85,10 +87,10 @@ struct lj_profile_sample {
 	/* request */
 	struct lj_profile_request request; /* nginx: the coroutine's request */
 	/* off-CPU (offcpu.bpf.c; offcpu_event.h): a thread leaving the CPU. */
-	u32 offcpu_state; /* enum lj_offcpu_state: 0, a sample on the CPU */
-	u32 offcpu_pad;
-	u64 offcpu_since; /* bpf_ktime_get_ns() when it left */
-	u64 offcpu_ns;    /* how long it stayed off: set by userspace */
+	u32 offcpu_state;    /* enum lj_offcpu_state: 0, a sample on the CPU */
+	u32 offcpu_switches; /* the times off the CPU it weighs: set by userspace */
+	u64 offcpu_stack;    /* the hash offcpu.bpf.c sums the time under */
+	u64 offcpu_ns;       /* how long they were: set by userspace */
 };
 
 #endif

@@ -6,7 +6,9 @@
 # setting per round), the work started only once the sampler is in place (setup.sh's
 # profiled_run). Each switch out of the profiled thread walks its Lua frames in the
 # kernel: the last column divides the extra time by the switches (one per round trip).
-# Needs root (BPF). Usage: tools/bench/offcpu_overhead.sh [RUNS]
+# SPIN=N adds N steps of a Lua loop between round trips, to run at fewer switches a
+# second (none: as many as the machine allows).
+# Needs root (BPF). Usage: [SPIN=N] tools/bench/offcpu_overhead.sh [RUNS]
 # (results: build/bench/offcpu_overhead.txt)
 set -euo pipefail
 
@@ -21,7 +23,8 @@ for round in $(seq "$runs"); do
 done >offcpu_overhead.runs
 {
   n=$(awk '{print $3; exit}' offcpu_overhead.runs)
-  echo "median of $runs rounds of $n round trips (one switch out of the profiled process each)"
+  echo "median of $runs rounds of $n round trips (one switch out of the profiled process each)," \
+    "${SPIN:-0} loop steps between them"
   for i in "${!configs[@]}"; do
     wall=$(awk -v i="$i" '$1 == i {print $2}' offcpu_overhead.runs | median)
     ((i == 0)) && base=$wall

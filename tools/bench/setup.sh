@@ -28,11 +28,25 @@ crash_into() {
   fi
 }
 
+# sampling PID: waits until the profiler PID waits for its samples (in
+# epoll_wait or epoll_pwait for the BPF backends, a sleep for the userspace
+# one; x86_64's numbers 232, 281, 230, 35), not in bpf() or finding the VM:
+# on a loaded machine the verifier may take longer than the work.
+sampling() {
+  local call
+  for _ in $(seq 1200); do
+    read -r call _ <"/proc/$1/syscall" 2>/dev/null || return 0
+    [[ $call == 232 || $call == 281 || $call == 230 || $call == 35 ]] && return 0
+    sleep 0.1
+  done
+}
+
 # profiled_run TAG SCRIPT [PROFILE OPTION...]: runs tools/bench/SCRIPT, a work
 # script that waits for the file START names (timed_work.lua), under
 # `ljcore profile --pid` with those options (none: not profiled), and prints
 # what SCRIPT printed. The profiler gets 1.5 s to find the VM and load its
-# sampler or probes before the work starts, so its start-up is not counted.
+# sampler or probes, and more until it samples, before the work starts, so
+# its start-up is not counted.
 profiled_run() {
   local tag=$1 script=$root/tools/bench/$2 start=$out/$1_start.$$ prof= pid
   shift 2
@@ -43,6 +57,7 @@ profiled_run() {
     "$ljcore" profile --pid "$pid" --duration 600 -o /dev/null "$@" 2>"$out/${tag}_run.err" &
     prof=$!
     sleep 1.5
+    sampling "$prof"
   fi
   touch "$start"
   wait "$pid"

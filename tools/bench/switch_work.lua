@@ -1,7 +1,8 @@
 -- offcpu_overhead.sh's work: ROUNDS round trips of a byte between this process and a
 -- forked child over two pipes, so that this process leaves the CPU (blocked in read())
--- once a round, tens of thousands of times a second. Waits for START, then prints its
--- seconds and its rounds.
+-- once a round, tens of thousands of times a second, and SPIN steps of a loop on the CPU
+-- between them (0 when unset: as many round trips as it can). Waits for START, then
+-- prints its seconds and its rounds.
 local timed = dofile((arg[0]:match("^(.*/)") or "") .. "timed_work.lua")
 local ffi = require("ffi")
 ffi.cdef [[
@@ -22,7 +23,10 @@ if C.fork() == 0 then
   while C.read(to_child[0], byte, 1) == 1 do C.write(to_parent[1], byte, 1) end
   C._exit(0)
 end
+local spin = tonumber(os.getenv("SPIN")) or 0
+local sum = 0
 local function ping()
+  for i = 1, spin do sum = sum + i end
   C.write(to_child[1], byte, 1)
   C.read(to_parent[0], byte, 1)
 end
