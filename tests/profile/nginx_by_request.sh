@@ -26,17 +26,8 @@ print('light %d' % spin($n))")
 
 # Two clients, each asking for /heavy then /light on one connection as fast as
 # they are answered, counting wrong answers.
-load() {
-  local good=0 bad=0 body
-  while [[ ! -f $prefix/stop ]]; do
-    body=$(curl -s --max-time 10 --unix-socket "$prefix/nginx.sock" \
-      "http://localhost/heavy?x=1" "http://localhost/light" || true)
-    if [[ $body == "$want" ]]; then good=$((good + 1)); else bad=$((bad + 1)); fi
-  done
-  echo "$good $bad" >"$prefix/responses.$BASHPID"
-}
-load & load1=$!
-load & load2=$!
+request_loop "http://localhost/heavy?x=1" "http://localhost/light" & load1=$!
+request_loop "http://localhost/heavy?x=1" "http://localhost/light" & load2=$!
 background=("$load1" "$load2")
 sleep 0.5
 

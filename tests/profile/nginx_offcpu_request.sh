@@ -17,16 +17,7 @@ start_nginx requests.conf 1
 # One client asking for /blocking then /light on one connection, as fast as
 # they are answered, counting wrong answers (poll() returns 0: no fd ready).
 want=$'blocking 0\nlight 999998'
-load() {
-  local good=0 bad=0 body
-  while [[ ! -f $prefix/stop ]]; do
-    body=$(curl -s --max-time 10 --unix-socket "$prefix/nginx.sock" \
-      "http://localhost/blocking" "http://localhost/light" || true)
-    if [[ $body == "$want" ]]; then good=$((good + 1)); else bad=$((bad + 1)); fi
-  done
-  echo "$good $bad" >"$prefix/responses.$BASHPID"
-}
-load & load1=$!
+request_loop "http://localhost/blocking" "http://localhost/light" & load1=$!
 background=("$load1")
 sleep 0.5
 

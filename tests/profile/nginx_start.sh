@@ -34,6 +34,19 @@ start_nginx() { # CONF WORKERS
   master=$(cat "$prefix/nginx.pid")
 }
 
+# request_loop URL...: asks for the URLs on one connection, again and again
+# until $prefix/stop appears, counting answers equal to $want and the
+# others; writes "GOOD BAD" to $prefix/responses.<its pid>. Run it in the
+# background and put its pid in background, for profile_under_load.
+request_loop() {
+  local good=0 bad=0 body
+  while [[ ! -f $prefix/stop ]]; do
+    body=$(curl -s --max-time 10 --unix-socket "$prefix/nginx.sock" "$@" || true)
+    if [[ $body == "$want" ]]; then good=$((good + 1)); else bad=$((bad + 1)); fi
+  done
+  echo "$good $bad" >"$prefix/responses.$BASHPID"
+}
+
 # profile_under_load OUT ARGS...: `ljcore profile --pid $master ARGS` into OUT
 # while the caller's request loops (the pids in background) run, then stops
 # them: each watches $prefix/stop and writes "GOOD BAD" answers to
