@@ -36,7 +36,7 @@ Traced Deriver::follow(FunctionCode fn)
 	for (const MachineInsn &insn : dis_.disassemble(fn.bytes, fn.addr))
 		ops.push_back(operation_of(insn, code_.arch()));
 	FunctionTrace trace = track_values(ops, code_.arch());
-	return Traced{std::move(fn), std::move(trace)};
+	return Traced{std::move(fn), std::move(trace), std::move(ops)};
 }
 
 // Every direct call in t's code, each target once, without arguments:
@@ -45,8 +45,7 @@ Traced Deriver::follow(FunctionCode fn)
 std::vector<CallSite> Deriver::direct_calls(const Traced &t)
 {
 	std::vector<CallSite> out;
-	for (const MachineInsn &insn : dis_.disassemble(t.code.bytes, t.code.addr)) {
-		Operation op = operation_of(insn, code_.arch());
+	for (const Operation &op : t.ops) {
 		if ((op.mnemonic != "call" && op.mnemonic != "bl") || !op.branch_to)
 			continue;
 		if (std::none_of(out.begin(), out.end(),

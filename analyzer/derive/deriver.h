@@ -20,6 +20,9 @@ namespace ljcore {
 struct Traced {
 	FunctionCode code;
 	FunctionTrace trace;
+	// Its instructions as decoded, also those on no path the tracker
+	// follows (direct_calls).
+	std::vector<Operation> ops;
 
 	// "lua_close+0x31" for the instruction at addr.
 	std::string at(uint64_t addr) const
