@@ -71,19 +71,21 @@ void add_dwarf(const NativeSession &native, Dwfl_Module *mod, const std::string 
 // What derive_layout made of mod's file, once per file in a process:
 // reading code costs milliseconds, and a profile of many processes or the
 // two cores of a diff ask again of the same binary. Keyed by the file's
-// path and build-id; a module with neither is read each time.
+// build-id (the same file, whatever path a process reaches it by), else
+// its path; a module with neither is read each time.
 Expected<DerivedLayout> derived_from(Dwfl_Module *mod, Elf *elf)
 {
-	const char *file = nullptr;
-	dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
 	const unsigned char *id = nullptr;
 	GElf_Addr id_at;
 	int id_size = dwfl_module_build_id(mod, &id, &id_at);
-	std::string key =
-		std::string(file ? file : "") + '\0' +
-		(id_size > 0 ? std::string(reinterpret_cast<const char *>(id), size_t(id_size))
-			     : "");
-	if (key.size() == 1)
+	const char *file = nullptr;
+	dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
+	std::string key = id_size > 0
+				  ? "build-id " + std::string(reinterpret_cast<const char *>(id),
+							      size_t(id_size))
+			  : file ? std::string("path ") + file
+				 : "";
+	if (key.empty())
 		return derive_layout(elf);
 	static std::mutex lock;
 	static std::map<std::string, Expected<DerivedLayout>> done;
