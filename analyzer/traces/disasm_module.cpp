@@ -104,7 +104,9 @@ size_t decode(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	uint64_t length = 0;
 	auto status = d->disassembler->getInstruction(
 		inst, length, llvm::ArrayRef<uint8_t>(bytes, size), pc, llvm::nulls());
-	if (status != llvm::MCDisassembler::Success || length == 0 || length > size)
+	// A soft failure (an encoding the architecture leaves unpredictable)
+	// still decoded: printed, as the C interface does.
+	if (status == llvm::MCDisassembler::Fail || length == 0 || length > size)
 		return 0;
 	llvm::SmallString<128> text;
 	llvm::raw_svector_ostream os(text);

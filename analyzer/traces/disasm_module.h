@@ -16,7 +16,7 @@
 
 /* One decoded instruction. */
 struct ljcore_mc_insn {
-	char text[160];     /* as LLVM prints it, NUL-terminated */
+	char text[256];     /* as LLVM prints it, NUL-terminated */
 	int has_branch;     /* a direct branch or call, to branch_to */
 	uint64_t branch_to; /* absolute */
 };
