@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "analyzer/derive/deriver.h"
 
@@ -39,21 +41,47 @@ namespace {
 	X(J_sizesnapmap)
 // clang-format on
 
+// How to read and set one member of lj_layout, or of its JIT layout.
+struct FieldAccess {
+	std::optional<uint32_t> (*get)(const lj_layout &ly);
+	void (*set)(lj_layout &ly, lj_trace_layout &jit, uint32_t value);
+};
+
+// The member named name, if the lists above have it. A hash lookup: the
+// nearest tables are found by comparing every derived field with every
+// table's, and comparing names one by one cost more than deriving them.
+const FieldAccess *field_access(const std::string &name)
+{
+	// The first of a name listed twice (g_gc_lightudseg) is kept, as
+	// both are the same member.
+	static const std::unordered_map<std::string_view, FieldAccess> by_name = {
+#define LJ_ACCESS(m)                                                                               \
+	{#m,                                                                                       \
+	 {[](const lj_layout &ly) -> std::optional<uint32_t> { return uint32_t(ly.m); },           \
+	  [](lj_layout &ly, lj_trace_layout &, uint32_t v) { ly.m = decltype(ly.m)(v); }}},
+		LJ_DERIVED_FIELDS(LJ_ACCESS) LJ_MOVED_FIELDS(LJ_ACCESS)
+#undef LJ_ACCESS
+#define LJ_ACCESS_JIT(m)                                                                           \
+	{#m,                                                                                       \
+	 {[](const lj_layout &ly) -> std::optional<uint32_t> {                                     \
+		  return ly.jit ? std::optional(uint32_t(ly.jit->m)) : std::nullopt;               \
+	  },                                                                                       \
+	  [](lj_layout &ly, lj_trace_layout &jit, uint32_t v) {                                    \
+		  if (ly.jit)                                                                      \
+			  jit.m = decltype(jit.m)(v);                                              \
+	  }}},
+			LJ_DERIVED_JIT_FIELDS(LJ_ACCESS_JIT) LJ_MOVED_JIT_FIELDS(LJ_ACCESS_JIT)
+#undef LJ_ACCESS_JIT
+	};
+	auto it = by_name.find(name);
+	return it == by_name.end() ? nullptr : &it->second;
+}
+
 // Sets the member name of ly, or of jit, ly's own copy of its JIT layout.
 void set_field(lj_layout &ly, lj_trace_layout &jit, const std::string &name, uint32_t value)
 {
-#define LJ_SET(m)                                                                                  \
-	if (name == #m)                                                                            \
-		ly.m = decltype(ly.m)(value);
-	LJ_DERIVED_FIELDS(LJ_SET)
-	LJ_MOVED_FIELDS(LJ_SET)
-#undef LJ_SET
-#define LJ_SET_JIT(m)                                                                              \
-	if (ly.jit && name == #m)                                                                  \
-		jit.m = decltype(jit.m)(value);
-	LJ_DERIVED_JIT_FIELDS(LJ_SET_JIT)
-	LJ_MOVED_JIT_FIELDS(LJ_SET_JIT)
-#undef LJ_SET_JIT
+	if (const FieldAccess *f = field_access(name))
+		f->set(ly, jit, value);
 }
 
 // Where name, a member the code does not show, is in a build whose shown
@@ -133,19 +161,8 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 
 std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name)
 {
-#define LJ_GET(f)                                                                                  \
-	if (name == #f)                                                                            \
-		return uint32_t(ly.f);
-	LJ_DERIVED_FIELDS(LJ_GET)
-	LJ_MOVED_FIELDS(LJ_GET)
-#undef LJ_GET
-#define LJ_GET_JIT(f)                                                                              \
-	if (name == #f)                                                                            \
-		return ly.jit ? std::optional(uint32_t(ly.jit->f)) : std::nullopt;
-	LJ_DERIVED_JIT_FIELDS(LJ_GET_JIT)
-	LJ_MOVED_JIT_FIELDS(LJ_GET_JIT)
-#undef LJ_GET_JIT
-	return std::nullopt;
+	const FieldAccess *f = field_access(name);
+	return f ? f->get(ly) : std::nullopt;
 }
 
 std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,

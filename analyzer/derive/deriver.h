@@ -20,9 +20,8 @@ namespace ljcore {
 struct Traced {
 	FunctionCode code;
 	FunctionTrace trace;
-	// Its instructions as decoded, also those on no path the tracker
-	// follows (direct_calls).
-	std::vector<Operation> ops;
+	// The instructions the tracker decoded (direct_calls decodes the rest).
+	LazyOperations::Decoded decoded;
 
 	// "lua_close+0x31" for the instruction at addr.
 	std::string at(uint64_t addr) const

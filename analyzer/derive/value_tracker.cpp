@@ -362,7 +362,7 @@ private:
 
 } // namespace
 
-FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
+FunctionTrace track_values(LazyOperations &ops, Arch arch)
 {
 	// The fall-through path first (the rules take the first access of a
 	// kind, and that is where the function's main work is), then those
@@ -370,9 +370,9 @@ FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
 	// no loop, no path explosion.
 	constexpr size_t max_paths = 16, max_steps = 4096;
 	Tracker t(arch);
-	if (ops.empty())
+	if (!ops.at(0))
 		return t.finish();
-	t.set_end(ops.back().addr + 1);
+	t.set_end(ops.end());
 	struct Path {
 		size_t index;
 		Tracker::Registers regs;
@@ -384,22 +384,19 @@ FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
 		Path path = std::move(pending.front());
 		pending.pop_front();
 		t.start_path(std::move(path.regs));
-		for (size_t i = path.index; i < ops.size() && steps < max_steps; i++) {
-			const Operation &op = ops[i];
-			if (t.skipped(op))
+		for (size_t i = path.index; steps < max_steps; i++) {
+			const Operation *op = ops.at(i);
+			if (!op)
+				break;
+			if (t.skipped(*op))
 				continue;
 			steps++;
-			auto target = t.branch_forward(op);
-			if (!t.step(op))
+			auto target = t.branch_forward(*op);
+			if (!t.step(*op))
 				break;
-			if (target && started.insert(*target).second) {
-				auto at = std::lower_bound(
-					ops.begin(), ops.end(), *target,
-					[](const Operation &o, uint64_t a) { return o.addr < a; });
-				if (at != ops.end() && at->addr == *target)
-					pending.push_back(
-						{size_t(at - ops.begin()), t.registers()});
-			}
+			if (target && started.insert(*target).second)
+				if (auto at = ops.index_of(*target))
+					pending.push_back({*at, t.registers()});
 		}
 	}
 	return t.finish();

@@ -73,7 +73,8 @@ struct FunctionTrace {
 	size_t instructions = 0; // followed
 };
 
-// Follows ops, in order, from a function's entry.
-FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch);
+// Follows ops, in order, from a function's entry, decoding as far as its
+// paths go.
+FunctionTrace track_values(LazyOperations &ops, Arch arch);
 
 } // namespace ljcore
