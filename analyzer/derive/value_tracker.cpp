@@ -151,7 +151,7 @@ private:
 		TrackedValue at = address_of(o);
 		TrackedValue read;
 		if (at.kind != TrackedValue::pointer)
-			return read;
+			return indexed_access(addr, o, store);
 		TrackedValue object = at;
 		object.k = 0;
 		int64_t offset = at.k + extra;
@@ -162,6 +162,27 @@ private:
 			read.path.push_back(offset);
 			read.width = o.width;
 			trace_.accesses.back().value = read;
+		}
+		return read;
+	}
+
+	// Records an access through base + index + displacement and returns
+	// what it read: an element, followed apart from the base's fields.
+	TrackedValue indexed_access(uint64_t addr, const Operand &o, bool store)
+	{
+		TrackedValue base = register_value(o.reg), read;
+		if (o.kind != OperandKind::mem || o.index.empty() ||
+		    base.kind != TrackedValue::pointer)
+			return read;
+		int64_t offset = base.k + o.value;
+		base.k = 0, base.width = 0;
+		trace_.indexed.push_back(
+			IndexedAccess{addr, base, offset, o.width, store, register_value(o.index)});
+		size_t n = trace_.indexed.size() - 1;
+		if (!store && n < TrackedValue::call_result - TrackedValue::element) {
+			read.kind = TrackedValue::pointer;
+			read.arg = TrackedValue::element + unsigned(n);
+			read.width = o.width;
 		}
 		return read;
 	}
