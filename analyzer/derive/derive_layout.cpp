@@ -24,12 +24,16 @@ namespace {
 	X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f)                            \
 	X(pt_size) X(pt_varinfo) X(pt_sizebc) X(pt_sizeuv) X(pt_chunkname)    \
 	X(pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)              \
+	X(pt_numparams) X(pt_framesize) X(pt_flags) X(pt_k) X(pt_sizekgc)     \
+	X(pt_sizept) X(fn_uvptr) X(uv_v)                                       \
 	X(str_len) X(str_size)                                                 \
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
-#define LJ_DERIVED_JIT_FIELDS(X) X(gg_J) X(J_trace) X(J_sizetrace)
+#define LJ_DERIVED_JIT_FIELDS(X)                                               \
+	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
+	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
 // Members of global_State and jit_State the code does not show but the
 // census and the traces read: they move with the shown ones (moved()).
 #define LJ_MOVED_FIELDS(X)                                                     \
@@ -116,6 +120,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.getlocal();
 	d.getinfo();
 	d.getupvalue();
+	d.proto_header();
 	d.resume();
 	d.error();
 	d.tolstring();

@@ -11,17 +11,22 @@ namespace ljcore {
 void Deriver::allocf()
 {
 	auto f = follow("lua_getallocf");
-	if (!f)
-		return;
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
-			add("L_glref", uint32_t(a.offset), f->at(a.addr));
-			add_ptrsize(a.width, f->at(a.addr));
-			glref_ = a.offset;
-			break;
-		}
-	if (!glref_)
+	if (f && !glref_from(*f))
 		problem("L_glref", "lua_getallocf follows no field of L");
+}
+
+// G(L): the first load from L whose value f follows.
+bool Deriver::glref_from(const Traced &f)
+{
+	const MemoryAccess *a = first_access(f, [&](const MemoryAccess &a) {
+		return !a.store && a.object.is(0, {}) && f.followed(a.value);
+	});
+	if (!a)
+		return false;
+	add("L_glref", uint32_t(a->offset), f.at(a->addr));
+	add_ptrsize(a->width, f.at(a->addr));
+	glref_ = a->offset;
+	return true;
 }
 
 // lua_close(L): L = mainthread(g); setgcrefnull(g->cur_L); then
@@ -33,30 +38,22 @@ void Deriver::close()
 	if (!f)
 		return;
 	if (!glref_)
-		for (const MemoryAccess &a : f->trace.accesses)
-			if (!a.store && a.object.is(0, {}) && f->followed(a.value)) {
-				add("L_glref", uint32_t(a.offset), f->at(a.addr));
-				add_ptrsize(a.width, f->at(a.addr));
-				glref_ = a.offset;
-				break;
-			}
+		glref_from(*f);
 	if (!glref_ || !ptrsize_)
 		return problem("g_cur_L", "lua_close follows no field of L");
 	std::optional<int64_t> mainthref;
-	for (const MemoryAccess &a : f->trace.accesses) {
-		if (a.store || !a.object.is(0, {*glref_}) || a.width != ptrsize_ ||
-		    !f->followed(a.value))
-			continue;
-		add("g_mainthref", uint32_t(a.offset), f->at(a.addr));
-		mainthref = a.offset;
-		break;
+	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
+		    return !a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+			   f->followed(a.value);
+	    })) {
+		add("g_mainthref", uint32_t(a->offset), f->at(a->addr));
+		mainthref = a->offset;
 	}
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
-		    a.value.kind == TrackedValue::constant && a.value.k == 0) {
-			add("g_cur_L", uint32_t(a.offset), f->at(a.addr));
-			break;
-		}
+	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
+		    return a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+			   a.value.kind == TrackedValue::constant && a.value.k == 0;
+	    }))
+		add("g_cur_L", uint32_t(a->offset), f->at(a->addr));
 	if (!out_.field("g_cur_L"))
 		problem("g_cur_L", "lua_close stores no NULL into global_State");
 	if (!mainthref)
@@ -79,12 +76,11 @@ void Deriver::close()
 	// Its finalizer loop ends when gcref(g->gc.mmudata) is NULL: the
 	// one other GCRef of g it reads, in GCState, before cur_L.
 	const DerivedField *cur_L = out_.field("g_cur_L");
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (!a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
-		    a.offset != *mainthref && cur_L && a.offset < cur_L->value) {
-			add("g_gc_mmudata", uint32_t(a.offset), f->at(a.addr));
-			return;
-		}
+	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
+		    return !a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_ &&
+			   a.offset != *mainthref && cur_L && a.offset < cur_L->value;
+	    }))
+		return add("g_gc_mmudata", uint32_t(a->offset), f->at(a->addr));
 	problem("g_gc_mmudata", "lua_close reads no other GCRef of global_State");
 }
 
@@ -112,11 +108,10 @@ void Deriver::status()
 	auto f = follow("lua_status");
 	if (!f)
 		return;
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (!a.store && a.object.is(0, {}) && a.width == 1) {
-			add("L_status", uint32_t(a.offset), f->at(a.addr));
-			return;
-		}
+	if (const MemoryAccess *a = first_access(*f, [](const MemoryAccess &a) {
+		    return !a.store && a.object.is(0, {}) && a.width == 1;
+	    }))
+		return add("L_status", uint32_t(a->offset), f->at(a->addr));
 	problem("L_status", "lua_status reads no byte of L");
 }
 
@@ -164,26 +159,25 @@ void Deriver::newthread()
 	// copied to the same offset of it, other than glref, is env.
 	unsigned result = TrackedValue::call_result + unsigned(alloc - s->trace.calls.data());
 	std::optional<int64_t> env;
-	for (const MemoryAccess &a : s->trace.accesses)
-		if (a.store && a.object.is(result, {}) && a.value.path.size() == 1 &&
-		    a.value.is(0, {a.offset}) && glref_ && a.offset != *glref_) {
-			add("L_env", uint32_t(a.offset), s->at(a.addr));
-			env = a.offset;
-			break;
-		}
+	if (const MemoryAccess *a = first_access(*s, [&](const MemoryAccess &a) {
+		    return a.store && a.object.is(result, {}) && a.value.path.size() == 1 &&
+			   a.value.is(0, {a.offset}) && glref_ && a.offset != *glref_;
+	    })) {
+		add("L_env", uint32_t(a->offset), s->at(a->addr));
+		env = a->offset;
+	}
 	if (!env)
 		problem("L_env", "lj_state_new copies no field of L but glref");
 	// incr_top(L) after it: the field of L it reads besides these.
 	const auto *base = out_.field("L_base"), *top = out_.field("L_top");
 	if (!base || !top || !glref_ || !env)
 		return problem("L_maxstack", "lua_newthread's other fields are unknown");
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (!a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
-		    a.offset != base->value && a.offset != top->value && a.offset != *glref_ &&
-		    a.offset != *env) {
-			add("L_maxstack", uint32_t(a.offset), f->at(a.addr));
-			return;
-		}
+	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
+		    return !a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
+			   a.offset != base->value && a.offset != top->value &&
+			   a.offset != *glref_ && a.offset != *env;
+	    }))
+		return add("L_maxstack", uint32_t(a->offset), f->at(a->addr));
 	problem("L_maxstack", "lua_newthread does not show it");
 }
 
