@@ -40,11 +40,12 @@ std::optional<int64_t> pt_field(const TrackedValue &v, uint8_t width)
 // call with ud and a pointer loaded from it (lj_bcwrite.c).
 void Deriver::proto_header()
 {
-	auto f = follow("lua_dump");
+	// Small functions, each read only as far as the calls it makes.
+	const std::optional<Traced> &f = dump_;
 	const CallSite *c = f ? prototype_call(*f) : nullptr;
 	if (!c)
 		return; // dump() said why
-	auto bcwrite = follow_call(*f, *c);
+	auto bcwrite = follow_call(*f, *c, 192);
 	if (!bcwrite)
 		return;
 	std::optional<Traced> writer;
@@ -52,7 +53,7 @@ void Deriver::proto_header()
 		auto at = code_argument(*bcwrite, call, 3);
 		if (!at)
 			continue;
-		if (auto fn = code_.code_at(*at, 512)) {
+		if (auto fn = code_.code_at(*at, 256)) {
 			fn->name = "(" + bcwrite->at(call.addr) + ")";
 			writer = follow(std::move(*fn));
 		}
@@ -67,7 +68,7 @@ void Deriver::proto_header()
 		if (pt.kind != TrackedValue::pointer || pt.arg != 2 || pt.path.size() != 1 ||
 		    pt.k != 0)
 			continue;
-		if (auto proto = follow_call(*writer, call))
+		if (auto proto = follow_call(*writer, call, 384))
 			bcwrite_proto(*proto);
 		return;
 	}

@@ -70,6 +70,7 @@ public:
 	void gettop();
 	void status();
 	void newthread();
+	void stacksize();
 
 	// global_state_rules.cpp
 	void gg_size();
@@ -117,7 +118,9 @@ private:
 	std::optional<uint64_t> adrp_page(const Traced &t, const Operation &op);
 
 	std::optional<Traced> follow(const std::string &name);
-	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call);
+	// bytes: how much of the callee to read (it has no symbol to say).
+	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call,
+					  size_t bytes = 512);
 	Traced follow(FunctionCode fn);
 	std::vector<CallSite> direct_calls(const Traced &t);
 	void add(const std::string &name, uint32_t value, const std::string &source);
@@ -129,6 +132,7 @@ private:
 	Disassembler &dis_;
 	DerivedLayout &out_;
 	std::optional<int64_t> glref_;
+	std::optional<Traced> dump_; // lua_dump as dump() followed it
 	uint8_t ptrsize_ = 0;
 };
 

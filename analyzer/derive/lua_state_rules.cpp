@@ -115,6 +115,47 @@ void Deriver::status()
 	problem("L_status", "lua_status reads no byte of L");
 }
 
+// lua_checkstack(L, size): when L->maxstack is too near L->top,
+// lj_state_growstack(L, size), which starts from L->stacksize, a 32-bit
+// field of L (lj_api.c, lj_state.c): the first such load from L other than
+// the fields known already (MRefs are 32 bits too without GC64).
+void Deriver::stacksize()
+{
+	auto f = follow("lua_checkstack");
+	const DerivedField *size = out_.field("L_size");
+	if (!f || !size)
+		return;
+	auto stacksize = [&](const Traced &t) {
+		const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
+			if (a.store || a.width != 4 || !a.object.is(0, {}) || a.offset <= 0 ||
+			    a.offset + 4 > size->value)
+				return false;
+			for (const DerivedField &known : out_.fields)
+				if (known.name.starts_with("L_") && known.name != "L_size" &&
+				    known.value == a.offset)
+					return false;
+			return true;
+		});
+		if (a)
+			add("L_stacksize", uint32_t(a->offset), t.at(a->addr));
+		return a != nullptr;
+	};
+	// lj_state_growstack inlined, or the last call with L and size.
+	if (stacksize(*f))
+		return;
+	auto grow =
+		std::find_if(f->trace.calls.rbegin(), f->trace.calls.rend(), [](const CallSite &c) {
+			return c.args.size() > 1 && c.args[0].is(0, {}) &&
+			       c.args[1].kind == TrackedValue::pointer && c.args[1].arg == 1 &&
+			       c.args[1].path.empty() && c.target;
+		});
+	std::optional<Traced> callee;
+	if (grow != f->trace.calls.rend())
+		callee = follow_call(*f, *grow, 128);
+	if (!callee || !stacksize(*callee))
+		unshown("L_stacksize", "lua_checkstack grows no stack by its size");
+}
+
 // lua_newthread(L): lj_gc_check(L), then L1 = lj_state_new(L), which
 // allocates sizeof(lua_State) (GG_State's g follows the main one) and
 // copies L->glref and L->env into it; then incr_top(L) checks

@@ -106,7 +106,8 @@ void Deriver::cclosure()
 // prototype (lj_api.c, lj_obj.h).
 void Deriver::dump()
 {
-	auto f = follow("lua_dump");
+	dump_ = follow("lua_dump");
+	const auto &f = dump_;
 	if (!f)
 		return;
 	const DerivedField *top = out_.field("L_top");
