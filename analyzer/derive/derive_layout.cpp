@@ -15,7 +15,7 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                   \
 	X(ptrsize) X(gc64) X(fr2)                                              \
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
-	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize)                        \
+	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize) X(L_openupval)         \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
 	X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_vmstate) X(g_strempty)     \
 	X(g_registrytv)                                                        \
@@ -122,6 +122,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.getinfo();
 	d.getupvalue();
 	d.proto_header();
+	d.openupval();
 	d.resume();
 	d.error();
 	d.tolstring();

@@ -71,6 +71,7 @@ public:
 	void status();
 	void newthread();
 	void stacksize();
+	void openupval();
 
 	// global_state_rules.cpp
 	void gg_size();
@@ -132,7 +133,8 @@ private:
 	Disassembler &dis_;
 	DerivedLayout &out_;
 	std::optional<int64_t> glref_;
-	std::optional<Traced> dump_; // lua_dump as dump() followed it
+	std::optional<Traced> dump_;  // lua_dump as dump() followed it
+	std::optional<Traced> close_; // lua_close as close() followed it
 	uint8_t ptrsize_ = 0;
 };
 

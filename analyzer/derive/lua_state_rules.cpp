@@ -34,7 +34,8 @@ bool Deriver::glref_from(const Traced &f)
 // LUA_OK, L->cframe = NULL (lj_state.c).
 void Deriver::close()
 {
-	auto f = follow("lua_close");
+	close_ = follow("lua_close");
+	const auto &f = close_;
 	if (!f)
 		return;
 	if (!glref_)
@@ -82,6 +83,48 @@ void Deriver::close()
 	    }))
 		return add("g_gc_mmudata", uint32_t(a->offset), f->at(a->addr));
 	problem("g_gc_mmudata", "lua_close reads no other GCRef of global_State");
+}
+
+// lua_close(L) calls lj_func_closeuv(L, tvref(L->stack)) for the main
+// thread L (lj_state.c), which closes the upvalues on L->openupval while
+// their uvval(uv), mref(uv->v), is at or above the stack's start
+// (lj_func.c): openupval is the pointer of L read at GCupval's v. Runs
+// after getupvalue(), which reads v.
+void Deriver::openupval()
+{
+	const DerivedField *stack = out_.field("L_stack"), *v = out_.field("uv_v"),
+			   *main = out_.field("g_mainthref");
+	if (!close_ || !stack || !main || !glref_)
+		return;
+	if (!v)
+		return unshown("L_openupval", "GCupval's v is unknown");
+	std::vector<int64_t> L = {*glref_, main->value};
+	auto read_at_v = [&](const Traced &t, unsigned arg, const std::vector<int64_t> &path) {
+		const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
+			const TrackedValue &o = a.object;
+			return !a.store && a.offset == v->value &&
+			       o.kind == TrackedValue::pointer && o.arg == arg && o.k == 0 &&
+			       o.path.size() == path.size() + 1 &&
+			       std::equal(path.begin(), path.end(), o.path.begin());
+		});
+		if (a)
+			add("L_openupval", uint32_t(a->object.path.back()), t.at(a->addr));
+		return a != nullptr;
+	};
+	std::vector<int64_t> L_stack = L;
+	L_stack.push_back(stack->value);
+	for (const CallSite &c : close_->trace.calls) {
+		if (c.args.size() < 2 || !c.args[0].is(0, L) || !c.args[1].is(0, L_stack) ||
+		    !c.target)
+			continue;
+		auto closeuv = follow_call(*close_, c, 256);
+		if (closeuv && read_at_v(*closeuv, 0, {}))
+			return;
+		break;
+	}
+	// lj_func_closeuv inlined.
+	if (!read_at_v(*close_, 0, L))
+		unshown("L_openupval", "lua_close closes no upvalue of the main thread");
 }
 
 // lua_gettop(L): L->top - L->base.
