@@ -28,6 +28,7 @@ namespace {
 	X(pt_sizept) X(fn_uvptr) X(uv_v)                                       \
 	X(str_len) X(str_size)                                                 \
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
+	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
@@ -127,6 +128,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.error();
 	d.tolstring();
 	d.rawgeti();
+	d.createtable();
 	d.getmetatable();
 	d.topointer();
 	d.ctype_state();

@@ -1,7 +1,7 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
 // global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
-// bcwrite_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
+// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
 // analyzer/derive/.
 #pragma once
 
@@ -95,6 +95,9 @@ public:
 	// bcwrite_rules.cpp
 	void proto_header();
 
+	// table_rules.cpp
+	void createtable();
+
 	// ffi_rules.cpp
 	void ctype_state();
 
@@ -113,6 +116,7 @@ private:
 	bool debug_line(const Traced &t);
 	bool upvalue_name(const Traced &t, unsigned slot);
 	void upvalue_array(const Traced &t, unsigned slot);
+	bool new_table(const Traced &t);
 	const CallSite *prototype_call(const Traced &dump);
 	void bcwrite_proto(const Traced &t);
 	std::optional<uint64_t> code_argument(const Traced &t, const CallSite &call, unsigned arg);
