@@ -107,7 +107,7 @@ void Deriver::trace_fields(const Traced &t, const MemoryAccess &array)
 		return;
 	for (const CallSite &c : t.trace.calls)
 		if (c.args.size() > 1 && c.args[1].is(*T, {}) && c.target) {
-			auto callee = follow_call(t, c, 256);
+			auto callee = follow_call(t, c, 192);
 			if (callee && flushroot(*callee, 1))
 				return;
 			break;

@@ -117,7 +117,7 @@ void Deriver::openupval()
 		if (c.args.size() < 2 || !c.args[0].is(0, L) || !c.args[1].is(0, L_stack) ||
 		    !c.target)
 			continue;
-		auto closeuv = follow_call(*close_, c, 256);
+		auto closeuv = follow_call(*close_, c, 192);
 		if (closeuv && read_at_v(*closeuv, 0, {}))
 			return;
 		break;

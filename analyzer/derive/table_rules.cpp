@@ -29,7 +29,7 @@ void Deriver::createtable()
 			});
 		if (next == t->trace.calls.end())
 			break;
-		callee = follow_call(*t, *next, 256);
+		callee = follow_call(*t, *next, 192);
 		if (!callee)
 			return;
 		t = &*callee;
