@@ -9,17 +9,17 @@ using namespace ljcore;
 
 namespace {
 
-FunctionTrace track(std::initializer_list<const char *> lines)
+FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64)
 {
 	std::vector<Operation> ops;
 	uint64_t addr = 0x1000;
 	for (const char *text : lines) {
 		MachineInsn insn;
 		insn.addr = addr, insn.size = 4, insn.text = text;
-		ops.push_back(operation_of(insn, Arch::x86_64));
+		ops.push_back(operation_of(insn, arch));
 		addr += 4;
 	}
-	return track_values(ops, Arch::x86_64);
+	return track_values(ops, arch);
 }
 
 } // namespace
@@ -58,4 +58,24 @@ TEST_CASE("an indexed store is recorded and reads nothing")
 	CHECK(t.indexed[0].store);
 	CHECK(t.indexed[0].object.is(0, {}));
 	CHECK(t.accesses.empty());
+}
+
+TEST_CASE("arm64: a load through a pointer plus a scaled index is an indexed load")
+{
+	// The same on arm64, the index added first (lj_debug_uvnamev).
+	FunctionTrace t = track(
+		{
+			"add x4, x0, w1, uxtw #3",
+			"ldr x4, [x4, #0x28]",
+			"ldr x5, [x4, #0x20]",
+			"ret",
+		},
+		Arch::aarch64);
+	REQUIRE(t.indexed.size() == 1);
+	CHECK(t.indexed[0].object.is(0, {}));
+	CHECK(t.indexed[0].offset == 0x28);
+	CHECK(t.indexed[0].index.is(1, {}));
+	REQUIRE(t.accesses.size() == 1);
+	CHECK(t.accesses[0].object.is(TrackedValue::element, {}));
+	CHECK(t.accesses[0].offset == 0x20);
 }
