@@ -17,7 +17,7 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                   \
 	X(ptrsize) X(gc64) X(fr2)                                              \
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
-	X(L_maxstack) X(L_env) X(L_size)                                       \
+	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize) X(L_openupval)         \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
 	X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_vmstate) X(g_strempty)     \
 	X(g_registrytv)                                                        \
@@ -26,12 +26,17 @@ namespace {
 	X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f)                            \
 	X(pt_size) X(pt_varinfo) X(pt_sizebc) X(pt_sizeuv) X(pt_chunkname)    \
 	X(pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)              \
+	X(pt_numparams) X(pt_framesize) X(pt_flags) X(pt_k) X(pt_sizekgc)     \
+	X(pt_sizept) X(fn_uvptr) X(uv_v)                                       \
 	X(str_len) X(str_size)                                                 \
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
+	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
-#define LJ_DERIVED_JIT_FIELDS(X) X(gg_J) X(J_trace) X(J_sizetrace)
+#define LJ_DERIVED_JIT_FIELDS(X)                                               \
+	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
+	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
 // Members of global_State and jit_State the code does not show but the
 // census and the traces read: they move with the shown ones (moved()).
 #define LJ_MOVED_FIELDS(X)                                                     \
@@ -137,6 +142,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.gettop();
 	d.status();
 	d.newthread();
+	d.stacksize();
 	d.gg_size();
 	d.userdata();
 	d.cclosure();
@@ -144,10 +150,13 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.getlocal();
 	d.getinfo();
 	d.getupvalue();
+	d.proto_header();
+	d.openupval();
 	d.resume();
 	d.error();
 	d.tolstring();
 	d.rawgeti();
+	d.createtable();
 	d.getmetatable();
 	d.topointer();
 	d.ctype_state();

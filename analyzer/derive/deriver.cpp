@@ -17,9 +17,9 @@ std::optional<Traced> Deriver::follow(const std::string &name)
 
 // The function a call at caller's instruction at goes to, as
 // "(lua_newthread+0x1a)" in sources: most have no symbol.
-std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite &call)
+std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite &call, size_t bytes)
 {
-	auto fn = call.target ? code_.code_at(call.target, 512)
+	auto fn = call.target ? code_.code_at(call.target, bytes)
 			      : Expected<FunctionCode>(fail("an indirect call"));
 	if (!fn) {
 		out_.problems.push_back("could not follow the call at " + caller.at(call.addr) +
