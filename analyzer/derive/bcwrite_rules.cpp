@@ -174,19 +174,14 @@ void Deriver::bcwrite_proto(const Traced &t)
 	unshown("pt_sizept", t.code.name + " subtracts from no size of the prototype");
 }
 
-// The page an arm64 "adrp" loads: LLVM prints it as a page count
-// relative to the instruction's, the address after it ("adrp x3, -1 //
-// 0xc000"), which only the text shows.
-std::optional<uint64_t> Deriver::adrp_page(const Traced &t, const Operation &op)
+// The page an arm64 "adrp" loads: the module has LLVM print it as an
+// address ("adrp x3, 0x1c000"), not as a page count.
+static std::optional<uint64_t> adrp_page(const Operation &op)
 {
-	uint64_t at = op.addr - t.code.addr;
-	if (at + 4 > t.code.bytes.size())
+	auto &o = op.operands;
+	if (o.size() != 2 || o[1].kind != OperandKind::imm)
 		return std::nullopt;
-	auto insn = dis_.disassemble(std::span(t.code.bytes).subspan(at, 4), op.addr);
-	size_t comment = insn.empty() ? std::string::npos : insn[0].text.find("// 0x");
-	if (comment == std::string::npos)
-		return std::nullopt;
-	return strtoull(insn[0].text.c_str() + comment + 3, nullptr, 16);
+	return uint64_t(o[1].value);
 }
 
 // The address of code the argument register arg holds at call, when the
@@ -197,16 +192,16 @@ std::optional<uint64_t> Deriver::code_argument(const Traced &t, const CallSite &
 {
 	const std::string &reg = argument_registers(code_.arch())[arg];
 	std::optional<uint64_t> value;
-	for (size_t i = 0; i + 1 < t.ops.size() && t.ops[i].addr < call.addr; i++) {
-		const Operation &op = t.ops[i];
+	for (size_t i = 0; i + 1 < t.decoded.ops.size() && t.decoded.ops[i].addr < call.addr; i++) {
+		const Operation &op = t.decoded.ops[i];
 		auto &o = op.operands;
 		if (o.empty() || o[0].kind != OperandKind::reg || o[0].reg != reg)
 			continue;
 		if (op.mnemonic == "lea" && o.size() == 2 && o[1].kind == OperandKind::mem &&
 		    o[1].reg == "rip" && o[1].index.empty())
-			value = t.ops[i + 1].addr + o[1].value;
+			value = t.decoded.ops[i + 1].addr + o[1].value;
 		else if (op.mnemonic == "adrp")
-			value = adrp_page(t, op);
+			value = adrp_page(op);
 		else if (op.mnemonic == "add" && o.size() == 3 && value &&
 			 o[1].kind == OperandKind::reg && o[1].reg == reg &&
 			 o[2].kind == OperandKind::imm)

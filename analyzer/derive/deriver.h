@@ -119,7 +119,6 @@ private:
 	const CallSite *prototype_call(const Traced &dump);
 	void bcwrite_proto(const Traced &t);
 	std::optional<uint64_t> code_argument(const Traced &t, const CallSite &call, unsigned arg);
-	std::optional<uint64_t> adrp_page(const Traced &t, const Operation &op);
 
 	std::optional<Traced> follow(const std::string &name);
 	// bytes: how much of the callee to read (it has no symbol to say).

@@ -9,16 +9,23 @@ using namespace ljcore;
 
 namespace {
 
+// The lines, as if LLVM had printed them, 4 bytes each: all decoded
+// already, so the disassembler is never asked for more.
 FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64)
 {
-	std::vector<Operation> ops;
+	LazyOperations::Decoded decoded;
 	uint64_t addr = 0x1000;
 	for (const char *text : lines) {
 		MachineInsn insn;
 		insn.addr = addr, insn.size = 4, insn.text = text;
-		ops.push_back(operation_of(insn, arch));
+		decoded.ops.push_back(operation_of(insn, arch));
 		addr += 4;
 	}
+	decoded.bytes = 4 * lines.size();
+	const std::vector<uint8_t> code(decoded.bytes);
+	auto dis = Disassembler::create(arch);
+	REQUIRE(dis);
+	LazyOperations ops(**dis, code, 0x1000, arch, std::move(decoded));
 	return track_values(ops, arch);
 }
 
