@@ -5,7 +5,6 @@
 // call of lj_bcwrite from lua_dump (object_rules.cpp) and check what they
 // read against sizebc, sizeuv and lineinfo where lua_getinfo and
 // lua_getupvalue showed them (proto_rules.cpp).
-#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -29,6 +28,16 @@ std::optional<int64_t> pt_field(const TrackedValue &v, uint8_t width)
 	    v.width != width)
 		return std::nullopt;
 	return v.path[0];
+}
+
+// The page an arm64 "adrp" loads: the module has LLVM print it as an
+// address ("adrp x3, 0x1c000"), not as a page count.
+std::optional<uint64_t> adrp_page(const Operation &op)
+{
+	auto &o = op.operands;
+	if (o.size() != 2 || o[1].kind != OperandKind::imm)
+		return std::nullopt;
+	return uint64_t(o[1].value);
 }
 
 } // namespace
@@ -91,9 +100,8 @@ void Deriver::bcwrite_proto(const Traced &t)
 			continue;
 		auto next = [&](int64_t by) {
 			return first_access(t, [&](const MemoryAccess &b) {
-				return b.store && b.width == 1 && b.object.kind == a.object.kind &&
-				       b.object.arg == a.object.arg &&
-				       b.object.path == a.object.path && b.object.k == a.object.k &&
+				return b.store && b.width == 1 &&
+				       b.object.is(a.object.arg, a.object.path) &&
 				       b.offset == a.offset + by && pt_field(b.value, 1);
 			});
 		};
@@ -172,16 +180,6 @@ void Deriver::bcwrite_proto(const Traced &t)
 			return;
 		}
 	unshown("pt_sizept", t.code.name + " subtracts from no size of the prototype");
-}
-
-// The page an arm64 "adrp" loads: the module has LLVM print it as an
-// address ("adrp x3, 0x1c000"), not as a page count.
-static std::optional<uint64_t> adrp_page(const Operation &op)
-{
-	auto &o = op.operands;
-	if (o.size() != 2 || o[1].kind != OperandKind::imm)
-		return std::nullopt;
-	return uint64_t(o[1].value);
 }
 
 // The address of code the argument register arg holds at call, when the

@@ -89,7 +89,7 @@ void Deriver::trace_fields(const Traced &t, const MemoryAccess &array)
 	for (size_t n = 0; n < t.trace.indexed.size() && !T; n++) {
 		const IndexedAccess &a = t.trace.indexed[n];
 		if (!a.store && a.width == ptrsize_ && a.offset == 0 &&
-		    a.object.arg == array.value.arg && a.object.path == array.value.path &&
+		    a.object.is(array.value.arg, array.value.path) &&
 		    TrackedValue::element + n < TrackedValue::call_result)
 			T = TrackedValue::element + unsigned(n);
 	}
