@@ -43,6 +43,12 @@ constexpr uint32_t chunks_per_batch = 64, max_chunk = 256;
 
 using CtypeSizes = std::unordered_map<uint16_t, uint32_t>;
 
+// "retained: object 0x...: what", as each problem is said.
+std::string problem_text(uint64_t obj, const std::string &what)
+{
+	return "retained: object " + luajit_pointer(obj) + ": " + what;
+}
+
 // Object indices appended in blocks that never move, and kept when
 // cleared: a table of millions of slots fills many, where a vector would
 // copy itself into fresh memory each time it doubled.
@@ -179,10 +185,14 @@ struct RetainedHeap::Graph {
 
 	void problem(uint64_t obj, const std::string &what)
 	{
+		listed_problem(problem_text(obj, what));
+	}
+	// A problem, counted; the first max_listed_problems are said.
+	void listed_problem(std::string text)
+	{
 		complete = false;
 		if (problems++ < max_listed_problems)
-			diagnostics.problem("retained: object " + luajit_pointer(obj) + ": " +
-					    what);
+			diagnostics.problem(std::move(text));
 	}
 
 	uint64_t address(Node n) const { return n ? objects.address(object_of[n]) : 0; }
@@ -406,8 +416,7 @@ struct RetainedHeap::Graph::Reader {
 	void problem(uint64_t obj, const std::string &what)
 	{
 		if (out->problems.size() < max_listed_problems)
-			out->problems.push_back("retained: object " + luajit_pointer(obj) + ": " +
-						what);
+			out->problems.push_back(problem_text(obj, what));
 		else
 			out->more_problems++;
 	}
@@ -434,11 +443,8 @@ struct RetainedHeap::Graph::Reader {
 // and successors, numbering the nodes they reach first.
 void RetainedHeap::Graph::add(Found &found, Node first)
 {
-	for (std::string &p : found.problems) {
-		complete = false;
-		if (problems++ < max_listed_problems)
-			diagnostics.problem(std::move(p));
-	}
+	for (std::string &p : found.problems)
+		listed_problem(std::move(p));
 	if (found.more_problems) {
 		complete = false;
 		problems += found.more_problems;
@@ -652,7 +658,6 @@ RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool ob
 	// Not needed by the dominators, and node_of holds it inverted.
 	release(g.object_of);
 	g.find_dominators();
-
 	// The successor lists are only needed for the dominators, and one
 	// of node_of and object_of for the answers.
 	g.succ = {};
