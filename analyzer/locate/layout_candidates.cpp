@@ -1,11 +1,9 @@
 #include "analyzer/locate/layout_candidates.h"
 
-#include <map>
-#include <mutex>
-
 #include <elfutils/libdwfl.h>
 
 #include "analyzer/locate/builtin_layouts.h"
+#include "analyzer/locate/derived_once.h"
 #include "analyzer/locate/dwarf_layout.h"
 #include "analyzer/locate/layout_fields.h"
 #include "analyzer/locate/version_hint.h"
@@ -68,34 +66,6 @@ void add_dwarf(const NativeSession &native, Dwfl_Module *mod, const std::string 
 	set.dwarf = set.order.back();
 }
 
-// What derive_layout made of mod's file, once per file in a process:
-// reading code costs milliseconds, and a profile of many processes or the
-// two cores of a diff ask again of the same binary. Keyed by the file's
-// build-id (the same file, whatever path a process reaches it by), else
-// its path; a module with neither is read each time.
-Expected<DerivedLayout> derived_from(Dwfl_Module *mod, Elf *elf)
-{
-	const unsigned char *id = nullptr;
-	GElf_Addr id_at;
-	int id_size = dwfl_module_build_id(mod, &id, &id_at);
-	const char *file = nullptr;
-	dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &file, nullptr);
-	std::string key = id_size > 0
-				  ? "build-id " + std::string(reinterpret_cast<const char *>(id),
-							      size_t(id_size))
-			  : file ? std::string("path ") + file
-				 : "";
-	if (key.empty())
-		return derive_layout(elf);
-	static std::mutex lock;
-	static std::map<std::string, Expected<DerivedLayout>> done;
-	std::lock_guard hold(lock);
-	auto it = done.find(key);
-	if (it == done.end())
-		it = done.emplace(key, derive_layout(elf)).first;
-	return it->second;
-}
-
 bool same_jit(const lj_trace_layout *a, const lj_trace_layout *b)
 {
 	return a == b || (a && b && trace_layout_differences(*a, *b).empty());
@@ -143,7 +113,12 @@ void add_derived(const NativeSession &native, Arch arch, bool alone,
 		return problem("could not derive: no module exporting luaJIT_setmode has its ELF "
 			       "file at hand");
 	const std::string &module = sym->module;
-	auto derived = derived_from(mod, elf);
+	bool read_before = false;
+	auto derived = derived_once(mod, elf, &read_before);
+	if (read_before)
+		diag.evidence("the code of " + module +
+			      " was read earlier in this run (a live process's before it was "
+			      "stopped)");
 	if (!derived)
 		return problem(module + ": " + derived.error().message);
 	if (derived->arch != arch)
