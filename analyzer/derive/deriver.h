@@ -1,8 +1,8 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
 // global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
-// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
-// analyzer/derive/.
+// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp,
+// cframe_rules.cpp. Internal to analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -102,6 +102,9 @@ public:
 
 	// jit_rules.cpp
 	void jit_state();
+
+	// cframe_rules.cpp
+	void cframe();
 
 private:
 	// Parts of the rules above.

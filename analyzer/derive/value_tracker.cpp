@@ -51,6 +51,11 @@ public:
 			v.kind = TrackedValue::pointer, v.arg = i;
 			regs_[args[i]] = v;
 		}
+		// The stack pointer too: the interpreter's entries build their
+		// C frame (CFRAME_* of lj_frame.h) at offsets from it.
+		TrackedValue sp;
+		sp.kind = TrackedValue::pointer, sp.arg = TrackedValue::stack;
+		regs_[stack_register(arch)] = sp;
 	}
 
 	// False once the function's path ends (a return or a jump).
@@ -272,6 +277,13 @@ private:
 		}
 		if (o.empty())
 			return true;
+		if (m == "push" || m == "pop") {
+			TrackedValue &sp = regs_["rsp"];
+			sp = add_constant(sp, constant(8), m == "push" ? -1 : 1);
+			if (m == "pop")
+				set(o[0], TrackedValue{});
+			return true;
+		}
 		const Operand &dst = o[0];
 		bool writes = writes_first_operand(m, arch_);
 		if (m == "lea" && o.size() == 2) {

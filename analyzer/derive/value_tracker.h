@@ -26,12 +26,13 @@ struct TrackedValue {
 	enum Kind { unknown, constant, pointer } kind = unknown;
 	int64_t k = 0;             // the constant, or the offset added
 	unsigned arg = 0;          // pointer: which argument it starts from,
+				   // stack: the stack pointer at entry,
 				   // element + n: what the nth indexed load read,
 				   // call_result + n: what the nth call returned
 	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
 	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
 
-	static constexpr unsigned element = 32, call_result = 64;
+	static constexpr unsigned stack = 31, element = 32, call_result = 64;
 
 	// Whether this is argument arg with exactly these loads (and no
 	// offset added).
