@@ -15,7 +15,8 @@ namespace ljcore {
 // bytecode will do), -savestack(L, L->top), the stack less the top, into
 // its 32-bit nres slot, L->cframe into its link to the previous frame, and
 // last the stack pointer, the frame itself, into L->cframe (vm_x64.dasc,
-// vm_x86.dasc, vm_arm64.dasc vm_cpcall).
+// vm_x86.dasc, vm_arm64.dasc vm_cpcall). Of the functions the rules read, it
+// alone is followed with the stack pointer tracked (track_values).
 void Deriver::cframe()
 {
 	const char *fields = "cf_l, cf_pc, cf_nres and cf_prev";
@@ -33,21 +34,26 @@ void Deriver::cframe()
 		});
 	if (vm_cpcall == f->trace.calls.end())
 		return problem(fields, "lua_cpcall passes L, func and ud to nothing");
-	auto vm = follow_call(*f, *vm_cpcall, 256);
-	if (!vm)
-		return;
-	const MemoryAccess *link = first_access(*vm, [&](const MemoryAccess &a) {
+	auto code = code_.code_at(vm_cpcall->target, 256);
+	if (!code)
+		return problem(fields, "could not follow the call at " + f->at(vm_cpcall->addr) +
+					       ": " + code.error().message);
+	code->name = "(" + f->at(vm_cpcall->addr) + ")";
+	LazyOperations ops(dis_, code->bytes, code->addr, code_.arch());
+	FunctionTrace trace = track_values(ops, code_.arch(), true);
+	const Traced vm{std::move(*code), std::move(trace), ops.take()};
+	const MemoryAccess *link = first_access(vm, [&](const MemoryAccess &a) {
 		const TrackedValue &v = a.value;
 		return a.store && a.object.is(0, {}) && a.offset == L_cframe->value &&
 		       v.kind == TrackedValue::pointer && v.arg == TrackedValue::stack &&
 		       v.path.empty();
 	});
 	if (!link)
-		return problem(fields, vm->code.name + " links no C frame into L->cframe");
+		return problem(fields, vm.code.name + " links no C frame into L->cframe");
 	// The stores into the frame before it, by their offset from it.
 	int64_t frame = link->value.k;
 	std::vector<const MemoryAccess *> L, nres, prev;
-	for (const MemoryAccess &a : vm->trace.accesses) {
+	for (const MemoryAccess &a : vm.trace.accesses) {
 		if (!a.store || a.addr >= link->addr || !a.object.is(TrackedValue::stack, {}) ||
 		    a.offset < frame)
 			continue;
@@ -60,19 +66,19 @@ void Deriver::cframe()
 	}
 	// What nres holds is the difference the tracker does not follow:
 	// that it subtracts L->top from L->stack tells the frame has one.
-	bool savestack = std::any_of(vm->trace.subtractions.begin(), vm->trace.subtractions.end(),
+	bool savestack = std::any_of(vm.trace.subtractions.begin(), vm.trace.subtractions.end(),
 				     [&](const Subtraction &s) {
 					     return s.addr < link->addr &&
 						    s.minuend.is(0, {L_stack->value}) &&
 						    s.subtrahend.is(0, {L_top->value});
 				     });
 	if (L.size() != 2 || prev.size() != 1 || nres.size() != 1 || !savestack)
-		return problem(fields, vm->code.name + " does not store L twice, L->cframe "
-						       "and -savestack(L, L->top) into its frame");
-	add("cf_l", uint32_t(L[0]->offset - frame), vm->at(L[0]->addr));
-	add("cf_pc", uint32_t(L[1]->offset - frame), vm->at(L[1]->addr));
-	add("cf_nres", uint32_t(nres[0]->offset - frame), vm->at(nres[0]->addr));
-	add("cf_prev", uint32_t(prev[0]->offset - frame), vm->at(prev[0]->addr));
+		return problem(fields, vm.code.name + " does not store L twice, L->cframe "
+						      "and -savestack(L, L->top) into its frame");
+	add("cf_l", uint32_t(L[0]->offset - frame), vm.at(L[0]->addr));
+	add("cf_pc", uint32_t(L[1]->offset - frame), vm.at(L[1]->addr));
+	add("cf_nres", uint32_t(nres[0]->offset - frame), vm.at(nres[0]->addr));
+	add("cf_prev", uint32_t(prev[0]->offset - frame), vm.at(prev[0]->addr));
 }
 
 } // namespace ljcore

@@ -92,7 +92,10 @@ struct FunctionTrace {
 };
 
 // Follows ops, in order, from a function's entry, decoding as far as its
-// paths go.
-FunctionTrace track_values(LazyOperations &ops, Arch arch);
+// paths go. With stack, the stack pointer as well, as TrackedValue::stack
+// (through pushes, pops and subtractions): the interpreter's entries
+// build their C frame at offsets from it. Not by default, as the stores
+// and loads of every spill would be recorded too.
+FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack = false);
 
 } // namespace ljcore
