@@ -15,7 +15,7 @@ namespace {
 // name.
 // clang-format off
 #define LJ_DERIVED_FIELDS(X)                                                   \
-	X(ptrsize) X(gc64) X(fr2)                                              \
+	X(ptrsize) X(gc64) X(fr2) X(vmstates)                                  \
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
 	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize) X(L_openupval)         \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
@@ -158,6 +158,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.tolstring();
 	d.rawgeti();
 	d.createtable();
+	d.vmstates();
 	d.getmetatable();
 	d.topointer();
 	d.ctype_state();

@@ -76,6 +76,7 @@ public:
 	void gg_size();
 	void resume();
 	void error();
+	void vmstates();
 
 	// object_rules.cpp
 	void userdata();
@@ -138,8 +139,9 @@ private:
 	Disassembler &dis_;
 	DerivedLayout &out_;
 	std::optional<int64_t> glref_;
-	std::optional<Traced> dump_;  // lua_dump as dump() followed it
-	std::optional<Traced> close_; // lua_close as close() followed it
+	std::optional<Traced> dump_;        // lua_dump as dump() followed it
+	std::optional<Traced> close_;       // lua_close as close() followed it
+	std::optional<Traced> createtable_; // lua_createtable as createtable() followed it
 	uint8_t ptrsize_ = 0;
 };
 
