@@ -68,12 +68,21 @@ uint64_t monotonic_ns()
 
 } // namespace
 
-Expected<std::unique_ptr<OffCpuSampler>> OffCpuSampler::open()
+Expected<std::unique_ptr<OffCpuSampler>> OffCpuSampler::open(uint64_t period_ns)
 {
 	quiet_libbpf();
 	std::unique_ptr<OffCpuSampler> s(new OffCpuSampler);
-	s->skel_ = lj_offcpu::open_and_load();
-	if (!s->skel_) {
+	s->skel_ = lj_offcpu::open();
+	if (!s->skel_)
+		return fail("cannot open the off-CPU sampler: " + bpf_errno_text(errno, needs));
+	// The end of __schedule() (recent kernels), where a thread back on the
+	// CPU is walked only if chosen; else every switch out is.
+	s->walk_at_return_ = libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0;
+	s->skel_->rodata->walk_at_return = s->walk_at_return_;
+	s->skel_->rodata->period_ns = period_ns;
+	bpf_program__set_autoload(s->skel_->progs.on_return, s->walk_at_return_);
+	bpf_program__set_autoload(s->skel_->progs.on_wakeup, !s->walk_at_return_);
+	if (lj_offcpu::load(s->skel_) != 0) {
 		int err = errno;
 		return fail("cannot load the off-CPU sampler: " + bpf_errno_text(err, needs) +
 			    (err == EACCES ? " (the kernel's verifier rejected it; "
@@ -105,6 +114,9 @@ OffCpuSampler::~OffCpuSampler()
 
 Expected<void> OffCpuSampler::add(int32_t pid, const lj_profile_vm &vm)
 {
+	// The programs' filter before any map lookup (offcpu.bpf.c).
+	constexpr uint32_t bits = sizeof skel_->bss->profiled * 8;
+	skel_->bss->profiled[uint32_t(pid) % bits / 64] |= uint64_t(1) << (uint32_t(pid) % 64);
 	return give_process(skel_->maps.vms, pid, &vm, sizeof vm,
 			    "process " + std::to_string(pid) + " to the off-CPU sampler", needs);
 }
@@ -210,15 +222,16 @@ void OffCpuSampler::finish(const Handler &handler)
 	handler_ = &handler;
 	(void)read_ring(0);
 	drain(true);
-	// The threads off the CPU now: away until now, in the state they
-	// left in.
+	// The threads off the CPU now whose stack was walked as they left:
+	// away until now, in the state they left in. Walked on their return,
+	// the others' stacks are not known.
 	uint64_t now = monotonic_ns();
 	int fd = bpf_map__fd(skel_->maps.off_since);
 	uint32_t tid = 0, next = 0;
 	lj_offcpu_away away{};
 	for (void *prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &tid) {
 		tid = next;
-		if (bpf_map_lookup_elem(fd, &tid, &away) == 0)
+		if (!walk_at_return_ && bpf_map_lookup_elem(fd, &tid, &away) == 0 && away.since)
 			weigh({away.stack, away.pid, away.state},
 			      now > away.since ? now - away.since : 0, 1, true);
 	}
