@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <fstream>
 #include <sstream>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -14,17 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "readers/small_file.h"
+
 namespace ljcore {
 
 namespace {
 
-std::string read_text(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream ss;
-	ss << in.rdbuf();
-	return ss.str();
-}
+// vm.max_map_count (65530) lines of a few hundred bytes at most.
+constexpr size_t max_maps_bytes = 64 << 20;
 
 std::vector<int32_t> list_tasks(int32_t pid)
 {
@@ -44,10 +40,10 @@ std::vector<int32_t> list_tasks(int32_t pid)
 	return tids;
 }
 
-std::vector<ProcMapping> read_maps(int32_t pid)
+std::vector<ProcMapping> parse_maps(const std::string &text)
 {
 	std::vector<ProcMapping> out;
-	std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/maps"));
+	std::istringstream in(text);
 	std::string line;
 	while (std::getline(in, line)) {
 		ProcMapping m;
@@ -85,10 +81,10 @@ Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
 	if (access(proc.c_str(), F_OK) != 0)
 		return fail("process " + std::to_string(pid) + ": no such process");
 	p->process_.pid = pid;
-	p->process_.name = read_text(proc + "/comm");
+	p->process_.name = read_small_file(proc + "/comm").value_or("");
 	if (!p->process_.name.empty() && p->process_.name.back() == '\n')
 		p->process_.name.pop_back();
-	std::string args = read_text(proc + "/cmdline");
+	std::string args = read_small_file(proc + "/cmdline").value_or("");
 	std::replace(args.begin(), args.end(), '\0', ' ');
 	while (!args.empty() && args.back() == ' ')
 		args.pop_back();
@@ -100,8 +96,14 @@ Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
 	p->mem_fd_ = ::open((proc + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
 	if (p->mem_fd_ < 0)
 		return fail(proc + "/mem: " + strerror(errno));
-	p->mappings_ = read_maps(pid);
-	std::string auxv = read_text(proc + "/auxv");
+	if (auto maps = read_small_file(proc + "/maps", max_maps_bytes))
+		p->mappings_ = parse_maps(*maps);
+	else
+		p->diagnostics_.problem(maps.error().message);
+	auto auxv_text = read_small_file(proc + "/auxv");
+	if (!auxv_text)
+		p->diagnostics_.problem(auxv_text.error().message);
+	const std::string auxv = auxv_text.value_or("");
 	auto auxv_bytes = std::as_bytes(std::span(auxv));
 	p->auxv_.assign(auxv_bytes.begin(), auxv_bytes.end());
 	return p;

@@ -90,7 +90,7 @@ for v in "${variants[@]}"; do
   cc=gcc runner=()
   if [[ $v == *-arm64 ]]; then cc=aarch64-linux-gnu-gcc runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu); fi
   for host in "${host_names[@]}"; do
-    sources=("$hosts/$host.c" "$hosts/parked.lua" "$hosts/crash.lua")
+    sources=("$hosts/$host.c" "$hosts/blocked.h" "$hosts/parked.lua" "$hosts/crash.lua")
     exe=$root/build/hosts/$v/$host
     mkdir -p "$(dirname "$exe")"
     if ! newer "$exe"; then

@@ -54,18 +54,33 @@ asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 asan_redundant+="|^catch/"
 # The profiler's naming runs the same code on every build: one under ASan.
 asan_redundant+="|^profile/(luajit2-gc32-stripped|distro-luajit2)/"
+# A CI log shows its tail: the failed tests' output (at most 80 lines
+# each) is printed again at the very end, so that the reasons are there,
+# not only the names.
+failures=$root/build/failed-tests.txt
+rm -f "$failures"
 for dir in cmake asan; do
   echo "== ctest in build/$dir"
   exclude=()
   [[ $dir == asan ]] && exclude=(-E "$asan_redundant")
+  failed=0
   ctest --test-dir "$root/build/$dir" -j "$(nproc)" --output-on-failure "${exclude[@]}" \
-        --output-junit "$root/build/$dir/ctest-junit.xml" || status=1
+        --output-junit "$root/build/$dir/ctest-junit.xml" || failed=1
+  log=$root/build/$dir/Testing/Temporary/LastTest.log
+  if ((failed)); then
+    status=1
+    echo "== output of the tests that failed in build/$dir" >>"$failures"
+    awk '/^[0-9]+\/[0-9]+ Testing: / { block = ""; n = 0 }
+         { if (n++ < 80) block = block $0 "\n" }
+         /^Test Failed/ { failed = 1 }
+         /" time elapsed: / { if (failed) printf "%s\n", block; failed = 0 }' "$log" >>"$failures"
+  fi
   # ctest hides the output of skipped tests; every skip says why on a
   # line starting with "skip:", so show those reasons here.
-  log=$root/build/$dir/Testing/Temporary/LastTest.log
   if grep -q '^skip:' "$log" 2>/dev/null; then
     echo "== skipped in build/$dir, and why:"
     grep -h '^skip:' "$log" | sort | uniq -c
   fi
 done
+[[ -f $failures ]] && cat "$failures"
 exit $status

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "analyzer/derive/deriver.h"
 
@@ -15,7 +17,7 @@ namespace {
 #define LJ_DERIVED_FIELDS(X)                                                   \
 	X(ptrsize) X(gc64) X(fr2)                                              \
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
-	X(L_maxstack) X(L_env) X(L_size)                                       \
+	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize) X(L_openupval)         \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
 	X(g_mainthref) X(g_cur_L) X(g_jit_base) X(g_vmstate) X(g_strempty)     \
 	X(g_registrytv)                                                        \
@@ -24,12 +26,17 @@ namespace {
 	X(fn_ffid) X(fn_nupvalues) X(fn_pc) X(fn_f)                            \
 	X(pt_size) X(pt_varinfo) X(pt_sizebc) X(pt_sizeuv) X(pt_chunkname)    \
 	X(pt_firstline) X(pt_numline) X(pt_lineinfo) X(pt_uvinfo)              \
+	X(pt_numparams) X(pt_framesize) X(pt_flags) X(pt_k) X(pt_sizekgc)     \
+	X(pt_sizept) X(fn_uvptr) X(uv_v)                                       \
 	X(str_len) X(str_size)                                                 \
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
+	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
-#define LJ_DERIVED_JIT_FIELDS(X) X(gg_J) X(J_trace) X(J_sizetrace)
+#define LJ_DERIVED_JIT_FIELDS(X)                                               \
+	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
+	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
 // Members of global_State and jit_State the code does not show but the
 // census and the traces read: they move with the shown ones (moved()).
 #define LJ_MOVED_FIELDS(X)                                                     \
@@ -39,21 +46,47 @@ namespace {
 	X(J_sizesnapmap)
 // clang-format on
 
+// How to read and set one member of lj_layout, or of its JIT layout.
+struct FieldAccess {
+	std::optional<uint32_t> (*get)(const lj_layout &ly);
+	void (*set)(lj_layout &ly, lj_trace_layout &jit, uint32_t value);
+};
+
+// The member named name, if the lists above have it. A hash lookup: the
+// nearest tables are found by comparing every derived field with every
+// table's, and comparing names one by one cost more than deriving them.
+const FieldAccess *field_access(const std::string &name)
+{
+	// The first of a name listed twice (g_gc_lightudseg) is kept, as
+	// both are the same member.
+	static const std::unordered_map<std::string_view, FieldAccess> by_name = {
+#define LJ_ACCESS(m)                                                                               \
+	{#m,                                                                                       \
+	 {[](const lj_layout &ly) -> std::optional<uint32_t> { return uint32_t(ly.m); },           \
+	  [](lj_layout &ly, lj_trace_layout &, uint32_t v) { ly.m = decltype(ly.m)(v); }}},
+		LJ_DERIVED_FIELDS(LJ_ACCESS) LJ_MOVED_FIELDS(LJ_ACCESS)
+#undef LJ_ACCESS
+#define LJ_ACCESS_JIT(m)                                                                           \
+	{#m,                                                                                       \
+	 {[](const lj_layout &ly) -> std::optional<uint32_t> {                                     \
+		  return ly.jit ? std::optional(uint32_t(ly.jit->m)) : std::nullopt;               \
+	  },                                                                                       \
+	  [](lj_layout &ly, lj_trace_layout &jit, uint32_t v) {                                    \
+		  if (ly.jit)                                                                      \
+			  jit.m = decltype(jit.m)(v);                                              \
+	  }}},
+			LJ_DERIVED_JIT_FIELDS(LJ_ACCESS_JIT) LJ_MOVED_JIT_FIELDS(LJ_ACCESS_JIT)
+#undef LJ_ACCESS_JIT
+	};
+	auto it = by_name.find(name);
+	return it == by_name.end() ? nullptr : &it->second;
+}
+
 // Sets the member name of ly, or of jit, ly's own copy of its JIT layout.
 void set_field(lj_layout &ly, lj_trace_layout &jit, const std::string &name, uint32_t value)
 {
-#define LJ_SET(m)                                                                                  \
-	if (name == #m)                                                                            \
-		ly.m = decltype(ly.m)(value);
-	LJ_DERIVED_FIELDS(LJ_SET)
-	LJ_MOVED_FIELDS(LJ_SET)
-#undef LJ_SET
-#define LJ_SET_JIT(m)                                                                              \
-	if (ly.jit && name == #m)                                                                  \
-		jit.m = decltype(jit.m)(value);
-	LJ_DERIVED_JIT_FIELDS(LJ_SET_JIT)
-	LJ_MOVED_JIT_FIELDS(LJ_SET_JIT)
-#undef LJ_SET_JIT
+	if (const FieldAccess *f = field_access(name))
+		f->set(ly, jit, value);
 }
 
 // Where name, a member the code does not show, is in a build whose shown
@@ -109,6 +142,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.gettop();
 	d.status();
 	d.newthread();
+	d.stacksize();
 	d.gg_size();
 	d.userdata();
 	d.cclosure();
@@ -116,10 +150,13 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.getlocal();
 	d.getinfo();
 	d.getupvalue();
+	d.proto_header();
+	d.openupval();
 	d.resume();
 	d.error();
 	d.tolstring();
 	d.rawgeti();
+	d.createtable();
 	d.getmetatable();
 	d.topointer();
 	d.ctype_state();
@@ -133,19 +170,8 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 
 std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name)
 {
-#define LJ_GET(f)                                                                                  \
-	if (name == #f)                                                                            \
-		return uint32_t(ly.f);
-	LJ_DERIVED_FIELDS(LJ_GET)
-	LJ_MOVED_FIELDS(LJ_GET)
-#undef LJ_GET
-#define LJ_GET_JIT(f)                                                                              \
-	if (name == #f)                                                                            \
-		return ly.jit ? std::optional(uint32_t(ly.jit->f)) : std::nullopt;
-	LJ_DERIVED_JIT_FIELDS(LJ_GET_JIT)
-	LJ_MOVED_JIT_FIELDS(LJ_GET_JIT)
-#undef LJ_GET_JIT
-	return std::nullopt;
+	const FieldAccess *f = field_access(name);
+	return f ? f->get(ly) : std::nullopt;
 }
 
 std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,

@@ -17,9 +17,9 @@ std::optional<Traced> Deriver::follow(const std::string &name)
 
 // The function a call at caller's instruction at goes to, as
 // "(lua_newthread+0x1a)" in sources: most have no symbol.
-std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite &call)
+std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite &call, size_t bytes)
 {
-	auto fn = call.target ? code_.code_at(call.target, 512)
+	auto fn = call.target ? code_.code_at(call.target, bytes)
 			      : Expected<FunctionCode>(fail("an indirect call"));
 	if (!fn) {
 		out_.problems.push_back("could not follow the call at " + caller.at(call.addr) +
@@ -32,20 +32,20 @@ std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite 
 
 Traced Deriver::follow(FunctionCode fn)
 {
-	std::vector<Operation> ops;
-	for (const MachineInsn &insn : dis_.disassemble(fn.bytes, fn.addr))
-		ops.push_back(operation_of(insn, code_.arch()));
+	LazyOperations ops(dis_, fn.bytes, fn.addr, code_.arch());
 	FunctionTrace trace = track_values(ops, code_.arch());
-	return Traced{std::move(fn), std::move(trace), std::move(ops)};
+	LazyOperations::Decoded decoded = ops.take();
+	return Traced{std::move(fn), std::move(trace), std::move(decoded)};
 }
 
 // Every direct call in t's code, each target once, without arguments:
 // also those on no path the tracker follows, such as a switch's cases
-// reached through a jump table.
+// reached through a jump table: all of the code decoded, then.
 std::vector<CallSite> Deriver::direct_calls(const Traced &t)
 {
 	std::vector<CallSite> out;
-	for (const Operation &op : t.ops) {
+	LazyOperations ops(dis_, t.code.bytes, t.code.addr, code_.arch(), t.decoded);
+	for (const Operation &op : ops.all()) {
 		if ((op.mnemonic != "call" && op.mnemonic != "bl") || !op.branch_to)
 			continue;
 		if (std::none_of(out.begin(), out.end(),

@@ -1,7 +1,8 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
-// global_state_rules.cpp, object_rules.cpp, proto_rules.cpp, ffi_rules.cpp,
-// jit_rules.cpp. Internal to analyzer/derive/.
+// global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
+// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
+// analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -20,9 +21,8 @@ namespace ljcore {
 struct Traced {
 	FunctionCode code;
 	FunctionTrace trace;
-	// Its instructions as decoded, also those on no path the tracker
-	// follows (direct_calls).
-	std::vector<Operation> ops;
+	// The instructions the tracker decoded (direct_calls decodes the rest).
+	LazyOperations::Decoded decoded;
 
 	// "lua_close+0x31" for the instruction at addr.
 	std::string at(uint64_t addr) const
@@ -47,6 +47,14 @@ struct Traced {
 	}
 };
 
+// The first of t's accesses, in the order the tracker recorded them (the
+// fall-through path first), for which pred holds; nullptr if none does.
+template <class Pred> const MemoryAccess *first_access(const Traced &t, Pred pred)
+{
+	auto it = std::find_if(t.trace.accesses.begin(), t.trace.accesses.end(), pred);
+	return it == t.trace.accesses.end() ? nullptr : &*it;
+}
+
 class Deriver {
 public:
 	Deriver(const ExportedCode &code, Disassembler &dis, DerivedLayout &out)
@@ -61,6 +69,8 @@ public:
 	void gettop();
 	void status();
 	void newthread();
+	void stacksize();
+	void openupval();
 
 	// global_state_rules.cpp
 	void gg_size();
@@ -81,6 +91,12 @@ public:
 	void getinfo();
 	void getupvalue();
 
+	// bcwrite_rules.cpp
+	void proto_header();
+
+	// table_rules.cpp
+	void createtable();
+
 	// ffi_rules.cpp
 	void ctype_state();
 
@@ -89,15 +105,25 @@ public:
 
 private:
 	// Parts of the rules above.
+	bool glref_from(const Traced &f);
 	void new_globals(const Traced &t, const CallSite &alloc);
 	bool udata_new(const Traced &t);
 	void inlined_index2adr(const Traced &f, const std::string &fields, const std::string &why);
 	void ctype_init(const Traced &t, const CallSite &alloc);
+	void trace_fields(const Traced &t, const MemoryAccess &array);
+	bool flushroot(const Traced &t, unsigned T);
 	bool debug_line(const Traced &t);
 	bool upvalue_name(const Traced &t, unsigned slot);
+	void upvalue_array(const Traced &t, unsigned slot);
+	bool new_table(const Traced &t);
+	const CallSite *prototype_call(const Traced &dump);
+	void bcwrite_proto(const Traced &t);
+	std::optional<uint64_t> code_argument(const Traced &t, const CallSite &call, unsigned arg);
 
 	std::optional<Traced> follow(const std::string &name);
-	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call);
+	// bytes: how much of the callee to read (it has no symbol to say).
+	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call,
+					  size_t bytes = 512);
 	Traced follow(FunctionCode fn);
 	std::vector<CallSite> direct_calls(const Traced &t);
 	void add(const std::string &name, uint32_t value, const std::string &source);
@@ -109,6 +135,8 @@ private:
 	Disassembler &dis_;
 	DerivedLayout &out_;
 	std::optional<int64_t> glref_;
+	std::optional<Traced> dump_;  // lua_dump as dump() followed it
+	std::optional<Traced> close_; // lua_close as close() followed it
 	uint8_t ptrsize_ = 0;
 };
 

@@ -71,9 +71,11 @@ void Deriver::ctype_init(const Traced &t, const CallSite &alloc)
 			add("ctype_size", uint32_t(c.args[3].k / tab_min), t.at(c.addr));
 			break;
 		}
-	for (const MemoryAccess &a : t.trace.accesses)
-		if (tab && a.store && a.object.is(cts, {}) && a.value.is(result_of(*tab), {}))
-			add("cts_tab", uint32_t(a.offset), t.at(a.addr));
+	if (const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
+		    return tab && a.store && a.object.is(cts, {}) &&
+			   a.value.is(result_of(*tab), {});
+	    }))
+		add("cts_tab", uint32_t(a->offset), t.at(a->addr));
 	for (const char *name : {"ctype_size", "cts_tab"})
 		if (!out_.field(name))
 			problem(name, "lj_ctype_init does not show it");

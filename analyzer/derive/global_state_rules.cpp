@@ -134,14 +134,11 @@ void Deriver::resume()
 		if (!vm)
 			continue;
 		std::vector<int64_t> g = {*glref_};
-		auto state = std::find_if(vm->trace.accesses.begin(), vm->trace.accesses.end(),
-					  [&](const MemoryAccess &a) {
-						  return a.store && a.object.is(0, g) &&
-							 a.width == 4 &&
-							 a.value.kind == TrackedValue::constant &&
-							 int32_t(a.value.k) == -1;
-					  });
-		if (state == vm->trace.accesses.end())
+		const MemoryAccess *state = first_access(*vm, [&](const MemoryAccess &a) {
+			return a.store && a.object.is(0, g) && a.width == 4 &&
+			       a.value.kind == TrackedValue::constant && int32_t(a.value.k) == -1;
+		});
+		if (!state)
 			continue;
 		add("g_vmstate", uint32_t(state->offset), vm->at(state->addr));
 		for (const Addition &d : vm->trace.additions)
@@ -177,11 +174,10 @@ void Deriver::error()
 		auto run = follow_call(*f, c);
 		if (!run)
 			return;
-		for (const MemoryAccess &a : run->trace.accesses)
-			if (!a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_) {
-				add("g_jit_base", uint32_t(a.offset), run->at(a.addr));
-				return;
-			}
+		if (const MemoryAccess *a = first_access(*run, [&](const MemoryAccess &a) {
+			    return !a.store && a.object.is(0, {*glref_}) && a.width == ptrsize_;
+		    }))
+			return add("g_jit_base", uint32_t(a->offset), run->at(a->addr));
 		return unshown("g_jit_base", "lj_err_run reads no pointer of global_State "
 					     "(a build without the JIT)");
 	}

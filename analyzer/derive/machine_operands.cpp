@@ -1,9 +1,11 @@
 #include "analyzer/derive/machine_operands.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <unordered_map>
 
 namespace ljcore {
 
@@ -39,15 +41,30 @@ std::string_view trim(std::string_view s)
 	return s;
 }
 
+// The x86_64 alias named s, if any: a hash lookup, not a scan, as every
+// operand of every instruction comes here, most of them not registers.
+const X86Alias *x86_alias(std::string_view s)
+{
+	static const std::unordered_map<std::string_view, const X86Alias *> by_name = [] {
+		std::unordered_map<std::string_view, const X86Alias *> m;
+		for (const X86Alias &a : x86_aliases)
+			m.emplace(a.name, &a);
+		return m;
+	}();
+	if (s.size() < 2 || s.size() > 3)
+		return nullptr;
+	auto it = by_name.find(s);
+	return it == by_name.end() ? nullptr : it->second;
+}
+
 // A register name, or false. x86: r8..r15 with their d/w/b forms too.
 bool parse_register(std::string_view s, Arch arch, Operand &op)
 {
 	if (arch == Arch::x86_64) {
-		for (auto &a : x86_aliases)
-			if (s == a.name) {
-				op.kind = OperandKind::reg, op.reg = a.full, op.width = a.width;
-				return true;
-			}
+		if (const X86Alias *a = x86_alias(s)) {
+			op.kind = OperandKind::reg, op.reg = a->full, op.width = a->width;
+			return true;
+		}
 		if (s.size() >= 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') {
 			size_t digits = 1;
 			while (digits + 1 < s.size() && isdigit(uint8_t(s[digits + 1])))
@@ -97,13 +114,17 @@ bool parse_number(std::string_view s, int64_t &v)
 {
 	if (!s.empty() && s[0] == '#')
 		s.remove_prefix(1);
-	if (s.empty() || s.size() > 24)
+	bool negative = !s.empty() && s[0] == '-';
+	if (negative)
+		s.remove_prefix(1);
+	int base = 10;
+	if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16, s.remove_prefix(2);
+	if (s.empty() || s.size() > 20)
 		return false;
-	std::string text(s);
-	char *end = nullptr;
-	bool negative = text[0] == '-';
-	unsigned long long u = strtoull(text.c_str() + (negative ? 1 : 0), &end, 0);
-	if (!end || *end != '\0' || end == text.c_str() + (negative ? 1 : 0))
+	uint64_t u = 0;
+	auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), u, base);
+	if (ec != std::errc() || end != s.data() + s.size())
 		return false;
 	// Negated as unsigned: -0x8000000000000000 is a valid immediate, and
 	// negating it as int64_t would overflow.
@@ -238,7 +259,9 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 	op.mnemonic = std::string(text.substr(0, space));
 	if (space == text.npos)
 		return op;
-	for (std::string_view s : split_operands(text.substr(space + 1))) {
+	auto operands = split_operands(text.substr(space + 1));
+	op.operands.reserve(operands.size());
+	for (std::string_view s : operands) {
 		Operand o;
 		int64_t v;
 		if (parse_register(s, arch, o))
@@ -254,6 +277,43 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 			if (o.kind == OperandKind::mem)
 				o.width = arm64_access_width(op.mnemonic, op.operands[0]);
 	return op;
+}
+
+bool LazyOperations::decode_next()
+{
+	if (decoded_ >= code_.size())
+		return false;
+	MachineInsn insn = dis_.decode(code_.subspan(decoded_), addr_ + decoded_);
+	decoded_ += insn.size;
+	ops_.push_back(operation_of(insn, arch_));
+	return true;
+}
+
+const Operation *LazyOperations::at(size_t i)
+{
+	while (ops_.size() <= i)
+		if (!decode_next())
+			return nullptr;
+	return &ops_[i];
+}
+
+std::optional<size_t> LazyOperations::index_of(uint64_t addr)
+{
+	while (addr_ + decoded_ <= addr)
+		if (!decode_next())
+			return std::nullopt;
+	auto it = std::lower_bound(ops_.begin(), ops_.end(), addr,
+				   [](const Operation &o, uint64_t a) { return o.addr < a; });
+	if (it == ops_.end() || it->addr != addr)
+		return std::nullopt;
+	return size_t(it - ops_.begin());
+}
+
+const std::deque<Operation> &LazyOperations::all()
+{
+	while (decode_next())
+		;
+	return ops_;
 }
 
 bool caller_saved(const std::string &reg, Arch arch)

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,53 @@ struct Operation {
 // The operation of insn, or one with an empty mnemonic when it did not
 // decode.
 Operation operation_of(const MachineInsn &insn, Arch arch);
+
+// A function's code as operations, decoded only as far as asked: the value
+// tracker's paths end at the function's returns, mostly well before the
+// end of the bytes read (a call's target is read 512 bytes long, its
+// size unknown), and decoding the rest cost as much as all else deriving
+// does.
+class LazyOperations {
+public:
+	// code must outlive this.
+	LazyOperations(Disassembler &dis, std::span<const uint8_t> code, uint64_t addr, Arch arch)
+	    : dis_(dis), code_(code), addr_(addr), arch_(arch)
+	{
+	}
+	// The same code, going on from what another LazyOperations decoded of it.
+	struct Decoded {
+		std::deque<Operation> ops;
+		size_t bytes = 0;
+	};
+	LazyOperations(Disassembler &dis, std::span<const uint8_t> code, uint64_t addr, Arch arch,
+		       Decoded decoded)
+	    : dis_(dis), code_(code), addr_(addr), arch_(arch), decoded_(decoded.bytes),
+	      ops_(std::move(decoded.ops))
+	{
+	}
+	// What was decoded, to go on from later.
+	Decoded take() { return {std::move(ops_), decoded_}; }
+
+	// The ith instruction, nullptr past the end of the code. References
+	// stay valid while more are decoded.
+	const Operation *at(size_t i);
+	// The index of the instruction that starts at addr, if one does.
+	std::optional<size_t> index_of(uint64_t addr);
+	// The address just past the code.
+	uint64_t end() const { return addr_ + code_.size(); }
+	// Every instruction of the code, decoding the rest.
+	const std::deque<Operation> &all();
+
+private:
+	bool decode_next();
+
+	Disassembler &dis_;
+	std::span<const uint8_t> code_;
+	uint64_t addr_;
+	Arch arch_;
+	size_t decoded_ = 0; // bytes of code that ops_ covers
+	std::deque<Operation> ops_;
+};
 
 // Registers a call may change (the System V and AAPCS64 calling
 // conventions) and those it passes arguments in, by position.

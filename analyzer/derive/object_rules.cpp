@@ -42,12 +42,13 @@ bool Deriver::udata_new(const Traced &t)
 			continue;
 		add("ud_size", uint32_t(size->k), t.at(alloc.addr));
 		unsigned ud = TrackedValue::call_result + unsigned(&alloc - t.trace.calls.data());
-		for (const MemoryAccess &a : t.trace.accesses)
-			if (a.store && a.object.is(ud, {}) && a.width == 4 && a.value.is(1, {})) {
-				add("ud_len", uint32_t(a.offset), t.at(a.addr));
-				return true;
-			}
-		problem("ud_len", "lj_udata_new stores no size");
+		if (const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
+			    return a.store && a.object.is(ud, {}) && a.width == 4 &&
+				   a.value.is(1, {});
+		    }))
+			add("ud_len", uint32_t(a->offset), t.at(a->addr));
+		else
+			problem("ud_len", "lj_udata_new stores no size");
 		return true;
 	}
 	return false;
@@ -62,17 +63,15 @@ void Deriver::cclosure()
 	auto f = follow("lua_pushcclosure");
 	if (!f)
 		return;
-	const CallSite *newC = nullptr;
-	for (const MemoryAccess &a : f->trace.accesses)
-		if (a.store && a.object.kind == TrackedValue::pointer &&
-		    a.object.arg >= TrackedValue::call_result && a.object.path.empty() &&
-		    a.width == 8 && a.value.is(1, {})) {
-			add("fn_f", uint32_t(a.offset), f->at(a.addr));
-			newC = &f->trace.calls[a.object.arg - TrackedValue::call_result];
-			break;
-		}
-	if (!newC)
+	const MemoryAccess *store_f = first_access(*f, [](const MemoryAccess &a) {
+		return a.store && a.object.kind == TrackedValue::pointer &&
+		       a.object.arg >= TrackedValue::call_result && a.object.path.empty() &&
+		       a.width == 8 && a.value.is(1, {});
+	});
+	if (!store_f)
 		return problem("fn_f", "lua_pushcclosure stores f into nothing it called for");
+	add("fn_f", uint32_t(store_f->offset), f->at(store_f->addr));
+	const CallSite *newC = &f->trace.calls[store_f->object.arg - TrackedValue::call_result];
 	// lj_func_newC inlined (Debian's -O2), what it allocates is
 	// what f is stored into, and n the third argument; or called.
 	auto scan = [&](const Traced &t, unsigned fn, unsigned n) {
@@ -107,29 +106,40 @@ void Deriver::cclosure()
 // prototype (lj_api.c, lj_obj.h).
 void Deriver::dump()
 {
-	auto f = follow("lua_dump");
+	dump_ = follow("lua_dump");
+	const auto &f = dump_;
 	if (!f)
 		return;
 	const DerivedField *top = out_.field("L_top");
 	if (!top)
 		return problem("pt_size", "L->top is unknown");
-	for (const CallSite &c : f->trace.calls) {
+	const CallSite *c = prototype_call(*f);
+	if (!c)
+		return problem("pt_size", "lua_dump passes no prototype below fn->l.pc");
+	const TrackedValue &pt = c->args[1];
+	add("fn_pc", uint32_t(pt.path[2]), f->at(c->addr));
+	add("pt_size", uint32_t(-pt.k), f->at(c->addr));
+	// isluafunc(fn) before it: fn->c.ffid, a byte.
+	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
+		    return !a.store && a.width == 1 && a.object.is(0, {top->value, -8});
+	    }))
+		return add("fn_ffid", uint32_t(a->offset), f->at(a->addr));
+	problem("fn_ffid", "lua_dump reads no byte of the function");
+}
+
+// lua_dump's call of lj_bcwrite(L, funcproto(fn), ...): its second
+// argument is loaded from the function at L->top - 1, less a constant.
+const CallSite *Deriver::prototype_call(const Traced &dump)
+{
+	const DerivedField *top = out_.field("L_top");
+	for (const CallSite &c : dump.trace.calls) {
 		const TrackedValue *pt = c.args.size() > 1 ? &c.args[1] : nullptr;
-		if (!pt || pt->kind != TrackedValue::pointer || pt->arg != 0 ||
-		    pt->path.size() != 3 || pt->path[0] != top->value || pt->path[1] != -8 ||
-		    pt->k >= 0 || pt->k < -1024)
-			continue;
-		add("fn_pc", uint32_t(pt->path[2]), f->at(c.addr));
-		add("pt_size", uint32_t(-pt->k), f->at(c.addr));
-		// isluafunc(fn) before it: fn->c.ffid, a byte.
-		for (const MemoryAccess &a : f->trace.accesses)
-			if (!a.store && a.width == 1 && a.object.is(0, {top->value, -8})) {
-				add("fn_ffid", uint32_t(a.offset), f->at(a.addr));
-				return;
-			}
-		return problem("fn_ffid", "lua_dump reads no byte of the function");
+		if (top && pt && pt->kind == TrackedValue::pointer && pt->arg == 0 &&
+		    pt->path.size() == 3 && pt->path[0] == top->value && pt->path[1] == -8 &&
+		    pt->k < 0 && pt->k >= -1024)
+			return &c;
 	}
-	problem("pt_size", "lua_dump passes no prototype below fn->l.pc");
+	return nullptr;
 }
 
 // lua_getlocal(L, NULL, n) names the parameters of the function at
@@ -160,11 +170,10 @@ void Deriver::getlocal()
 		auto callee = follow_call(*f, c);
 		if (!callee)
 			return;
-		for (const MemoryAccess &a : callee->trace.accesses)
-			if (!a.store && a.object.is(0, {}) && a.width == ptrsize_) {
-				add("pt_varinfo", uint32_t(a.offset), callee->at(a.addr));
-				return;
-			}
+		if (const MemoryAccess *a = first_access(*callee, [&](const MemoryAccess &a) {
+			    return !a.store && a.object.is(0, {}) && a.width == ptrsize_;
+		    }))
+			return add("pt_varinfo", uint32_t(a->offset), callee->at(a->addr));
 	}
 	problem("pt_varinfo", "lua_getlocal passes debug_varname no prototype");
 }
@@ -177,18 +186,18 @@ void Deriver::tolstring()
 	auto f = follow("lua_tolstring");
 	if (!f)
 		return;
-	for (const MemoryAccess &a : f->trace.accesses) {
+	const MemoryAccess *len = first_access(*f, [](const MemoryAccess &a) {
 		const TrackedValue &v = a.value;
-		if (!a.store || !a.object.is(2, {}) || v.kind != TrackedValue::pointer ||
-		    v.arg < TrackedValue::call_result || v.path.size() != 2 || v.path[0] != 0)
-			continue;
-		add("str_len", uint32_t(v.path[1]), f->at(a.addr));
+		return a.store && a.object.is(2, {}) && v.kind == TrackedValue::pointer &&
+		       v.arg >= TrackedValue::call_result && v.path.size() == 2 && v.path[0] == 0;
+	});
+	if (len) {
+		add("str_len", uint32_t(len->value.path[1]), f->at(len->addr));
 		for (const Addition &d : f->trace.additions)
-			if (d.result.arg == v.arg && d.result.path == std::vector<int64_t>{0} &&
-			    d.result.k > 0 && d.addr > a.addr) {
-				add("str_size", uint32_t(d.result.k), f->at(d.addr));
-				return;
-			}
+			if (d.result.arg == len->value.arg &&
+			    d.result.path == std::vector<int64_t>{0} && d.result.k > 0 &&
+			    d.addr > len->addr)
+				return add("str_size", uint32_t(d.result.k), f->at(d.addr));
 		return problem("str_size", "lua_tolstring returns no strdata()");
 	}
 	inlined_index2adr(*f, "str_len and str_size", "lua_tolstring stores no length");
@@ -308,12 +317,12 @@ void Deriver::topointer()
 	if (!f || !glref_)
 		return;
 	auto segments = [&](const Traced &t, unsigned arg, const std::vector<int64_t> &g) {
-		for (const MemoryAccess &a : t.trace.accesses)
-			if (!a.store && a.object.is(arg, g) && a.width == ptrsize_) {
-				add("g_gc_lightudseg", uint32_t(a.offset), t.at(a.addr));
-				return true;
-			}
-		return false;
+		const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
+			return !a.store && a.object.is(arg, g) && a.width == ptrsize_;
+		});
+		if (a)
+			add("g_gc_lightudseg", uint32_t(a->offset), t.at(a->addr));
+		return a != nullptr;
 	};
 	// lj_obj_ptr inlined, or called with G(L).
 	if (segments(*f, 0, {*glref_}))

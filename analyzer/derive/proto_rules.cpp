@@ -152,10 +152,38 @@ bool Deriver::upvalue_name(const Traced &t, unsigned slot)
 			add("pt_sizeuv", field, t.at(a.addr));
 		else if (a.width == ptrsize_ && out_.field("pt_sizeuv")) {
 			add("pt_uvinfo", field, t.at(a.addr));
+			upvalue_array(t, slot);
 			return true;
 		}
 	}
 	return false;
+}
+
+// Past the check of idx against pt->sizeuv, lj_debug_uvnamev reads the
+// upvalue uv = gcref(fn->l.uvptr[idx]) and gives uvval(uv), mref(uv->v),
+// as where its value is (lj_debug.c): uvptr is the array of native
+// pointers fn is indexed at past fn->l.pc (a displacement at or below it
+// would be idx - 1 folded in), v the pointer read from the element.
+void Deriver::upvalue_array(const Traced &t, unsigned slot)
+{
+	int64_t fn_pc = out_.field("fn_pc")->value;
+	for (size_t n = 0; n < t.trace.indexed.size(); n++) {
+		const IndexedAccess &a = t.trace.indexed[n];
+		if (a.store || !a.object.is(slot, {0}) || a.width != ptrsize_ || a.offset <= fn_pc)
+			continue;
+		unsigned uv = TrackedValue::element + unsigned(n);
+		const MemoryAccess *v = first_access(t, [&](const MemoryAccess &b) {
+			return !b.store && b.object.is(uv, {}) && b.width == ptrsize_ &&
+			       b.offset > 0;
+		});
+		if (!v)
+			continue;
+		add("fn_uvptr", uint32_t(a.offset), t.at(a.addr));
+		add("uv_v", uint32_t(v->offset), t.at(v->addr));
+		return;
+	}
+	unshown("fn_uvptr and uv_v",
+		t.code.name + " reads no upvalue from an array of the function");
 }
 
 } // namespace ljcore

@@ -91,6 +91,7 @@ public:
 	void start_path(Registers regs)
 	{
 		regs_ = std::move(regs);
+		scaled_.clear();
 		resume_at_ = 0;
 	}
 
@@ -151,7 +152,7 @@ private:
 		TrackedValue at = address_of(o);
 		TrackedValue read;
 		if (at.kind != TrackedValue::pointer)
-			return read;
+			return indexed_access(addr, o, store);
 		TrackedValue object = at;
 		object.k = 0;
 		int64_t offset = at.k + extra;
@@ -166,10 +167,37 @@ private:
 		return read;
 	}
 
+	// Records an access through base + index + displacement and returns
+	// what it read: an element, followed apart from the base's fields.
+	TrackedValue indexed_access(uint64_t addr, const Operand &o, bool store)
+	{
+		TrackedValue base = register_value(o.reg), index, read;
+		if (o.kind == OperandKind::mem && !o.index.empty())
+			index = register_value(o.index);
+		else if (auto it = scaled_.find(o.reg);
+			 o.kind == OperandKind::mem && it != scaled_.end())
+			base = it->second.first, index = it->second.second;
+		else
+			return read;
+		if (base.kind != TrackedValue::pointer)
+			return read;
+		int64_t offset = base.k + o.value;
+		base.k = 0, base.width = 0;
+		trace_.indexed.push_back(IndexedAccess{addr, base, offset, o.width, store, index});
+		size_t n = trace_.indexed.size() - 1;
+		if (!store && n < TrackedValue::call_result - TrackedValue::element) {
+			read.kind = TrackedValue::pointer;
+			read.arg = TrackedValue::element + unsigned(n);
+			read.width = o.width;
+		}
+		return read;
+	}
+
 	void set(const Operand &dst, TrackedValue v)
 	{
 		if (dst.kind != OperandKind::reg || dst.zero)
 			return;
+		scaled_.erase(dst.reg);
 		// A write of 8 or 16 bits keeps the rest of the register.
 		if (arch_ == Arch::x86_64 && dst.width < 4)
 			v = TrackedValue{};
@@ -184,6 +212,8 @@ private:
 		trace_.calls.push_back(std::move(c));
 		for (auto it = regs_.begin(); it != regs_.end();)
 			it = caller_saved(it->first, arch_) ? regs_.erase(it) : std::next(it);
+		for (auto it = scaled_.begin(); it != scaled_.end();)
+			it = caller_saved(it->first, arch_) ? scaled_.erase(it) : std::next(it);
 		// What it returns: a new object, followed like an argument.
 		TrackedValue result;
 		result.kind = TrackedValue::pointer;
@@ -336,6 +366,15 @@ private:
 			set(dst, value_of(o[1]));
 			return true;
 		}
+		// "add x4, x4, w1, uxtw #3": a pointer plus a scaled index,
+		// which the next load's displacement indexes from.
+		if (m == "add" && o.size() == 4 && o[2].kind == OperandKind::reg && !o[2].zero &&
+		    value_of(o[1]).kind == TrackedValue::pointer) {
+			auto scaled = std::pair(value_of(o[1]), value_of(o[2]));
+			set(dst, TrackedValue{});
+			scaled_[dst.reg] = scaled;
+			return true;
+		}
 		if ((m == "add" || m == "sub") && o.size() >= 3) {
 			TrackedValue a = value_of(o[1]), b = value_of(o[2]);
 			// "add x0, x1, #0x1, lsl #12": the immediate shifted.
@@ -357,12 +396,15 @@ private:
 
 	Arch arch_;
 	std::map<std::string, TrackedValue> regs_;
+	// arm64: registers holding a pointer plus a scaled index (base,
+	// index), on the path followed.
+	std::map<std::string, std::pair<TrackedValue, TrackedValue>> scaled_;
 	FunctionTrace trace_;
 };
 
 } // namespace
 
-FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
+FunctionTrace track_values(LazyOperations &ops, Arch arch)
 {
 	// The fall-through path first (the rules take the first access of a
 	// kind, and that is where the function's main work is), then those
@@ -370,9 +412,9 @@ FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
 	// no loop, no path explosion.
 	constexpr size_t max_paths = 16, max_steps = 4096;
 	Tracker t(arch);
-	if (ops.empty())
+	if (!ops.at(0))
 		return t.finish();
-	t.set_end(ops.back().addr + 1);
+	t.set_end(ops.end());
 	struct Path {
 		size_t index;
 		Tracker::Registers regs;
@@ -384,22 +426,19 @@ FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch)
 		Path path = std::move(pending.front());
 		pending.pop_front();
 		t.start_path(std::move(path.regs));
-		for (size_t i = path.index; i < ops.size() && steps < max_steps; i++) {
-			const Operation &op = ops[i];
-			if (t.skipped(op))
+		for (size_t i = path.index; steps < max_steps; i++) {
+			const Operation *op = ops.at(i);
+			if (!op)
+				break;
+			if (t.skipped(*op))
 				continue;
 			steps++;
-			auto target = t.branch_forward(op);
-			if (!t.step(op))
+			auto target = t.branch_forward(*op);
+			if (!t.step(*op))
 				break;
-			if (target && started.insert(*target).second) {
-				auto at = std::lower_bound(
-					ops.begin(), ops.end(), *target,
-					[](const Operation &o, uint64_t a) { return o.addr < a; });
-				if (at != ops.end() && at->addr == *target)
-					pending.push_back(
-						{size_t(at - ops.begin()), t.registers()});
-			}
+			if (target && started.insert(*target).second)
+				if (auto at = ops.index_of(*target))
+					pending.push_back({*at, t.registers()});
 		}
 	}
 	return t.finish();

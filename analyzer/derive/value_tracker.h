@@ -25,12 +25,13 @@ namespace ljcore {
 struct TrackedValue {
 	enum Kind { unknown, constant, pointer } kind = unknown;
 	int64_t k = 0;             // the constant, or the offset added
-	unsigned arg = 0;          // pointer: which argument it starts from, or
+	unsigned arg = 0;          // pointer: which argument it starts from,
+				   // element + n: what the nth indexed load read,
 				   // call_result + n: what the nth call returned
 	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
 	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
 
-	static constexpr unsigned call_result = 64;
+	static constexpr unsigned element = 32, call_result = 64;
 
 	// Whether this is argument arg with exactly these loads (and no
 	// offset added).
@@ -45,6 +46,19 @@ struct MemoryAccess {
 	uint8_t width;       // bytes moved, 0 if unknown
 	bool store;          // a write (read-modify-write records both)
 	TrackedValue value;  // store: what was written; load: what was read
+};
+
+// A load or store through a pointer plus a register (an array's element,
+// uvptr[idx] say), kept apart from the accesses at a known offset: the
+// object is the base, offset the displacement, index what the index
+// register held (its scale is not kept).
+struct IndexedAccess {
+	uint64_t addr;
+	TrackedValue object;
+	int64_t offset;
+	uint8_t width;
+	bool store;
+	TrackedValue index;
 };
 
 struct Subtraction {
@@ -67,13 +81,17 @@ struct CallSite {
 
 struct FunctionTrace {
 	std::vector<MemoryAccess> accesses;
+	// What the nth of them loads is followed as TrackedValue::element + n
+	// (the first TrackedValue::call_result - element of them).
+	std::vector<IndexedAccess> indexed;
 	std::vector<Subtraction> subtractions;
 	std::vector<Addition> additions;
 	std::vector<CallSite> calls;
 	size_t instructions = 0; // followed
 };
 
-// Follows ops, in order, from a function's entry.
-FunctionTrace track_values(const std::vector<Operation> &ops, Arch arch);
+// Follows ops, in order, from a function's entry, decoding as far as its
+// paths go.
+FunctionTrace track_values(LazyOperations &ops, Arch arch);
 
 } // namespace ljcore

@@ -1,6 +1,7 @@
 #include "analyzer/gc/heap_objects.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 namespace ljcore::gc {
@@ -83,6 +84,40 @@ template <typename T> void sort_unique(BigArray<T> &keys)
 
 } // namespace
 
+// A word of bits and its count cover 512 bytes of the heap in 12 bytes:
+// used where that is at most this many bytes an object (a heap of small
+// objects has one every 50 to 100 bytes; one spread thin is sorted).
+constexpr uint64_t max_dense_bytes_per_object = 3;
+
+bool HeapObjects::pack_dense(const BigArray<uint64_t> &addrs, uint64_t span)
+{
+	const uint64_t words = (span >> (align_bits + 6)) + 1;
+	if (words * 12 > addrs.size() * max_dense_bytes_per_object)
+		return false;
+	starts_.assign(words, 0);
+	for (uint64_t a : addrs) {
+		const uint64_t unit = (a - base_) >> align_bits;
+		starts_[unit >> 6] |= uint64_t(1) << (unit & 63);
+	}
+	ones_before_.resize(words);
+	uint64_t ones = 0;
+	for (uint64_t w = 0; w < words; w++) {
+		ones_before_[w] = uint32_t(ones);
+		ones += uint64_t(std::popcount(starts_[w]));
+	}
+	if (ones >= none) { // more than a heap can hold: sorted and cut
+		BigArray<uint64_t>().swap(starts_);
+		BigArray<uint32_t>().swap(ones_before_);
+		return false;
+	}
+	packed_.resize(ones);
+	size_t i = 0;
+	for (uint64_t w = 0; w < words; w++)
+		for (uint64_t bits = starts_[w]; bits; bits &= bits - 1)
+			packed_[i++] = uint32_t(w * 64 + uint64_t(std::countr_zero(bits)));
+	return true;
+}
+
 // Packed first when they can be, then sorted: half the bytes to move.
 // About eight objects a bucket where the heap is dense (half a byte an
 // object: a lookup is three more comparisons); a heap spread over distant
@@ -95,10 +130,11 @@ HeapObjects::HeapObjects(BigArray<uint64_t> addrs)
 	auto [lo, hi] = std::minmax_element(addrs.begin(), addrs.end());
 	base_ = *lo;
 	const uint64_t span = *hi - *lo;
-	const uint64_t align = (uint64_t(1) << align_bits) - 1;
 	bool packable = (span >> align_bits) <= UINT32_MAX;
 	for (size_t i = 0; packable && i < addrs.size(); i++)
 		packable = !((addrs[i] - base_) & align);
+	if (packable && pack_dense(addrs, span))
+		return;
 	if (packable) {
 		packed_.resize(addrs.size());
 		for (size_t i = 0; i < addrs.size(); i++)

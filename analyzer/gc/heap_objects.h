@@ -1,9 +1,13 @@
 // Every GC object of a VM, as the census found them on LuaJIT's own lists
 // (gc_census.h): kept as sorted addresses (32-bit where they fit), so a reference can be checked
-// against them and numbered by its index; an index of buckets over the
-// address range keeps a lookup to a few comparisons.
+// against them and numbered by its index. Where the heap is dense, a bit
+// for each 8 bytes of it says where an object starts, and the count of
+// ones before each word of bits makes the index of one a popcount away:
+// no sort, and a lookup is two loads. Elsewhere an index of buckets over
+// the address range keeps a lookup to a few comparisons.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -30,6 +34,18 @@ public:
 		const size_t n = size();
 		if (!n || addr < address(0) || addr > address(uint32_t(n - 1)))
 			return none;
+		if (!starts_.empty()) {
+			const uint64_t unit = addr - base_;
+			if (unit & align)
+				return none;
+			const uint64_t word = unit >> (align_bits + 6),
+				       bit = (unit >> align_bits) & 63;
+			const uint64_t bits = starts_[word];
+			if (!(bits >> bit & 1))
+				return none;
+			return ones_before_[word] +
+			       uint32_t(std::popcount(bits & ((uint64_t(1) << bit) - 1)));
+		}
 		uint64_t b = (addr - address(0)) >> shift_;
 		uint32_t lo = buckets_[b], hi = buckets_[b + 1];
 		while (lo < hi) {
@@ -48,10 +64,18 @@ private:
 	// distance from the lowest in units of 8, half the memory of
 	// addrs_, which keeps the others (a hostile core's odd ones).
 	static constexpr unsigned align_bits = 3;
+	static constexpr uint64_t align = (uint64_t(1) << align_bits) - 1;
+	// Packs addrs through a bitmap of the heap: false, nothing done,
+	// where that would take more memory than sorting them.
+	bool pack_dense(const BigArray<uint64_t> &addrs, uint64_t span);
 	uint64_t base_ = 0;
 	BigArray<uint32_t> packed_;
 	BigArray<uint64_t> addrs_;
 	BigArray<uint32_t> buckets_; // first index of each bucket, and the end
+	// Dense heaps: a bit per 8 bytes from base_, set where an object
+	// starts, and the ones before each word.
+	BigArray<uint64_t> starts_;
+	BigArray<uint32_t> ones_before_;
 	unsigned shift_ = 0;
 };
 

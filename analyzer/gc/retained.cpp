@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,6 +11,7 @@
 #include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
 #include "analyzer/gc/object_bytes.h"
+#include "analyzer/gc/two_threads.h"
 #include "analyzer/lua/ctype_state.h"
 #include "analyzer/lua/gc_header.h"
 #include "analyzer/lua/gc_roots.h"
@@ -29,6 +31,68 @@ constexpr uint64_t max_listed_problems = 16;
 
 // Steps of a path shown at each end, as gc --paths does.
 constexpr size_t path_ends = 100;
+
+// The search reads the nodes it has found but not visited a batch at a
+// time, at most this many, in chunks shared by two threads (reading an
+// object and looking up what it references is most of the work); a
+// batch smaller than min_shared_batch is read on one, as a second thread
+// would cost more to start than it saves.
+constexpr uint32_t max_batch = 1 << 16;
+constexpr uint32_t min_shared_batch = 32;
+constexpr uint32_t chunks_per_batch = 64, max_chunk = 256;
+
+using CtypeSizes = std::unordered_map<uint16_t, uint32_t>;
+
+// "retained: object 0x...: what", as each problem is said.
+std::string problem_text(uint64_t obj, const std::string &what)
+{
+	return "retained: object " + luajit_pointer(obj) + ": " + what;
+}
+
+// Object indices appended in blocks that never move, and kept when
+// cleared: a table of millions of slots fills many, where a vector would
+// copy itself into fresh memory each time it doubled.
+class IndexBlocks {
+public:
+	void push_back(uint32_t i)
+	{
+		if (size_ >> block_bits == blocks_.size())
+			blocks_.push_back(std::make_unique_for_overwrite<uint32_t[]>(block));
+		blocks_[size_ >> block_bits][size_ & (block - 1)] = i;
+		size_++;
+	}
+	uint32_t operator[](size_t k) const { return blocks_[k >> block_bits][k & (block - 1)]; }
+	size_t size() const { return size_; }
+	void clear() { size_ = 0; }
+
+private:
+	static constexpr unsigned block_bits = 16;
+	static constexpr size_t block = size_t(1) << block_bits;
+	std::vector<std::unique_ptr<uint32_t[]>> blocks_;
+	size_t size_ = 0;
+};
+
+// What reading a chunk of a batch's nodes found, to be added to the graph
+// in the order of the nodes. Kept from batch to batch: its arrays grow to
+// the most a chunk has found, and are faulted in once.
+struct Found {
+	IndexBlocks targets;         // object indices, each node's in turn
+	std::vector<uint64_t> ends;  // by node of the chunk: its end in targets
+	std::vector<uint64_t> bytes; // by node of the chunk: its shallow bytes
+	// Its first max_listed_problems problems, and how many more.
+	std::vector<std::string> problems;
+	uint64_t more_problems = 0;
+	uint64_t stale_slots = 0, dead_objects = 0;
+
+	void clear()
+	{
+		targets.clear();
+		ends.clear();
+		bytes.clear();
+		problems.clear();
+		more_problems = stale_slots = dead_objects = 0;
+	}
+};
 
 GcType gc_type(uint8_t gct, bool lua_function)
 {
@@ -117,14 +181,18 @@ struct RetainedHeap::Graph {
 	uint64_t stale_slots = 0, dead_objects = 0;
 	uint64_t cts_tab = 0;
 	uint32_t cts_sizetab = 0;
-	std::unordered_map<uint16_t, uint32_t> ctype_sizes;
+	CtypeSizes ctype_sizes; // shallow_bytes()'s: each reader has its own
 
 	void problem(uint64_t obj, const std::string &what)
 	{
+		listed_problem(problem_text(obj, what));
+	}
+	// A problem, counted; the first max_listed_problems are said.
+	void listed_problem(std::string text)
+	{
 		complete = false;
 		if (problems++ < max_listed_problems)
-			diagnostics.problem("retained: object " + luajit_pointer(obj) + ": " +
-					    what);
+			diagnostics.problem(std::move(text));
 	}
 
 	uint64_t address(Node n) const { return n ? objects.address(object_of[n]) : 0; }
@@ -142,35 +210,35 @@ struct RetainedHeap::Graph {
 	}
 	GcType type(Node n) const;
 
-	// The node of object at addr, made when first reached from from
-	// (through a stack slot: from_stack); none for no object LuaJIT
-	// lists, or a dead one.
-	Node reach(uint64_t addr, Node from, bool from_stack = false)
+	// The node of the object of index i, made when first reached.
+	Node node(uint32_t i)
+	{
+		if (node_of[i] == none) {
+			node_of[i] = Node(object_of.size());
+			object_of.push_back(i);
+			parents.found();
+		}
+		return node_of[i];
+	}
+	// The node of a root at addr; none for no object LuaJIT lists, or a
+	// dead one.
+	Node reach_root(uint64_t addr)
 	{
 		uint32_t i = objects.find(addr);
 		// g->strempty, the empty string, lives in global_State and
 		// is never freed: no node.
 		if (i == gc::HeapObjects::none && addr == strempty)
 			return none;
-		const bool stale = from_stack && address(from) == running_thread;
 		if (i == gc::HeapObjects::none) {
-			if (stale)
-				stale_slots++;
-			else
-				problem(address(from), "references " + luajit_pointer(addr) +
-							       ", which is on no GC list");
+			problem(0,
+				"references " + luajit_pointer(addr) + ", which is on no GC list");
 			return none;
 		}
-		if (node_of[i] == none) {
-			if (dead_white && dead(addr)) {
-				dead_objects++;
-				return none;
-			}
-			node_of[i] = Node(object_of.size());
-			object_of.push_back(i);
-			parents.found();
+		if (node_of[i] == none && dead_white && dead(addr)) {
+			dead_objects++;
+			return none;
 		}
-		return node_of[i];
+		return node(i);
 	}
 
 	// lj_gc.c gc_sweep frees an object of the other white unless it
@@ -182,7 +250,10 @@ struct RetainedHeap::Graph {
 	}
 
 	template <typename Fields>
-	uint64_t shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function);
+	uint64_t shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function,
+			 CtypeSizes &ctypes) const;
+	struct Reader;
+	void add(Found &found, Node first);
 	void build();
 	struct LaterRoot {
 		std::string name;
@@ -202,7 +273,8 @@ struct RetainedHeap::Graph {
 // What LuaJIT frees with the object o, whose fields f reads
 // (object_size.h), as the census sizes it.
 template <typename Fields>
-uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function)
+uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, Fields &f, bool &lua_function,
+				      CtypeSizes &ctypes) const
 {
 	switch (gct) {
 	case LJ_TSTR:
@@ -228,7 +300,7 @@ uint64_t RetainedHeap::Graph::shallow(uint64_t o, uint8_t gct, Fields &f, bool &
 		if (object_size::cdata_variable(ly, f))
 			return object_size::cdata_variable_size(vm, o).value_or(0);
 		uint16_t id = object_size::cdata_ctypeid(ly, f);
-		auto [it, added] = ctype_sizes.emplace(id, 0);
+		auto [it, added] = ctypes.emplace(id, 0);
 		if (added)
 			it->second = ctype_payload_size(vm, cts_tab, cts_sizetab, id);
 		return object_size::cdata_fixed(ly, it->second);
@@ -241,7 +313,7 @@ void RetainedHeap::Graph::add_root(const std::string &name, uint64_t addr)
 {
 	if (!addr)
 		return;
-	Node n = reach(addr, roots);
+	Node n = reach_root(addr);
 	if (n == none || named.count(n))
 		return;
 	named.emplace(n, name);
@@ -259,7 +331,7 @@ void RetainedHeap::Graph::add_later_root(const LaterRoot &root, uint64_t slot)
 	bool reached = i != gc::HeapObjects::none && node_of[i] != none;
 	if (!root.addr || (reached && !root.gc && named.count(node_of[i])))
 		return;
-	Node n = reached ? node_of[i] : reach(root.addr, roots);
+	Node n = reached ? node_of[i] : reach_root(root.addr);
 	if (n == none)
 		return;
 	named.emplace(n, root.name);
@@ -290,6 +362,105 @@ void RetainedHeap::Graph::add_gcroot_array(std::vector<LaterRoot> &later)
 		add("<default file>", o);
 	if (vm.gct(a.ffi_finalizers).value_or(0) == LJ_TTAB)
 		add("<FFI finalizers>", a.ffi_finalizers);
+}
+
+// One thread's reader of nodes: each node's object sized and its
+// references looked up among the objects, into the Found of its chunk.
+// Reads the graph, never changes it: the other thread reads it too.
+struct RetainedHeap::Graph::Reader {
+	explicit Reader(const Graph &graph)
+	    : g(graph), fields(graph.vm.memory()), sink{*this}, refs(graph.vm, sink, RefMode::gc)
+	{
+	}
+
+	void visit(Node n)
+	{
+		from = g.address(n);
+		bool lua_function = false;
+		uint8_t gct = fields.fetch(from) ? gc_header::gct(g.ly, fields) : 0;
+		uint64_t bytes = gct ? g.shallow(from, gct, fields, lua_function, ctypes) : 0;
+		if (fields.failed()) {
+			problem(from, "unreadable: " + fields.miss().reason + " at " +
+					      luajit_pointer(fields.miss().addr));
+			bytes = 0;
+		} else {
+			refs.visit(from, gct);
+		}
+		out->bytes.push_back(bytes);
+		out->ends.push_back(out->targets.size());
+	}
+
+	// A reference of from's to target: its object's index, or what
+	// stands for none (Graph::reach_root says which, and why).
+	void ref(RefKind kind, uint64_t target)
+	{
+		const uint32_t i = g.objects.find(target);
+		if (i == gc::HeapObjects::none) {
+			if (target == g.strempty)
+				return;
+			if (kind == RefKind::stack_slot && from == g.running_thread)
+				out->stale_slots++;
+			else
+				problem(from, "references " + luajit_pointer(target) +
+						      ", which is on no GC list");
+			return;
+		}
+		// A dead object never gets a node: no reach makes one.
+		if (g.dead_white && g.dead(target)) {
+			out->dead_objects++;
+			return;
+		}
+		out->targets.push_back(i);
+	}
+
+	void problem(uint64_t obj, const std::string &what)
+	{
+		if (out->problems.size() < max_listed_problems)
+			out->problems.push_back(problem_text(obj, what));
+		else
+			out->more_problems++;
+	}
+
+	struct Sink {
+		Reader &r;
+		void ref(RefKind kind, uint64_t, uint64_t target) { r.ref(kind, target); }
+		bool stopped() const { return false; }
+		void scanned(uint64_t) {}
+		void problem(uint64_t obj, const std::string &what) { r.problem(obj, what); }
+	};
+
+	const Graph &g;
+	// Each object's header and size fields read in place in the core.
+	gc::ObjBytes fields;
+	Sink sink;
+	ObjectRefs<Sink> refs;
+	CtypeSizes ctypes;
+	Found *out = nullptr;
+	uint64_t from = 0; // the object being visited
+};
+
+// A chunk read, added: its problems and counts, then each node's bytes
+// and successors, numbering the nodes they reach first.
+void RetainedHeap::Graph::add(Found &found, Node first)
+{
+	for (std::string &p : found.problems)
+		listed_problem(std::move(p));
+	if (found.more_problems) {
+		complete = false;
+		problems += found.more_problems;
+	}
+	stale_slots += found.stale_slots;
+	dead_objects += found.dead_objects;
+	uint64_t e = 0;
+	for (size_t k = 0; k < found.ends.size(); k++) {
+		const Node n = first + Node(k);
+		succ.end_list(); // n - 1's
+		parents.visit_next();
+		retained.push_back(0);
+		set_bytes(n, found.bytes[k]);
+		for (; e < found.ends[k]; e++)
+			succ.add(node(found.targets[e]));
+	}
 }
 
 // Breadth-first from the roots: numbers the nodes, and lists each one's
@@ -342,24 +513,14 @@ void RetainedHeap::Graph::build()
 	const uint64_t later_slots = succ.edges();
 	for (size_t k = 0; k < later.size(); k++)
 		succ.add(roots);
-	struct Sink {
-		Graph &g;
-		Node from;
-		void ref(RefKind kind, uint64_t, uint64_t target)
-		{
-			if (Node n = g.reach(target, from, kind == RefKind::stack_slot); n != none)
-				g.succ.add(n);
-		}
-		bool stopped() const { return false; }
-		void scanned(uint64_t) {}
-		void problem(uint64_t obj, const std::string &what) { g.problem(obj, what); }
-	} sink{*this, roots};
-	ObjectRefs<Sink> refs(vm, sink, RefMode::gc);
-	// Each object's header and size fields read in place in the core.
-	gc::ObjBytes fields(vm.memory());
+	// Worker 0 reads on this thread, 1 on the other.
+	const bool two = vm.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2;
+	std::unique_ptr<Reader> readers[2] = {std::make_unique<Reader>(*this),
+					      two ? std::make_unique<Reader>(*this) : nullptr};
+	std::vector<Found> found;
 	retained.push_back(0);
 	bool later_added = false;
-	for (Node n = 1;; n++) {
+	for (Node n = 1;;) {
 		if (n == object_of.size() && !later_added) {
 			for (size_t k = 0; k < later.size(); k++)
 				add_later_root(later[k], later_slots + k);
@@ -367,22 +528,27 @@ void RetainedHeap::Graph::build()
 		}
 		if (n == object_of.size())
 			break;
-		succ.end_list(); // n - 1's
-		parents.visit_next();
-		uint64_t o = address(n);
-		bool lua_function = false;
-		uint8_t gct = fields.fetch(o) ? gc_header::gct(ly, fields) : 0;
-		uint64_t bytes = gct ? shallow(o, gct, fields, lua_function) : 0;
-		if (fields.failed()) {
-			problem(o, "unreadable: " + fields.miss().reason + " at " +
-					   luajit_pointer(fields.miss().addr));
-			retained.push_back(0);
-			continue;
-		}
-		retained.push_back(0);
-		set_bytes(n, bytes);
-		sink.from = n;
-		refs.visit(o, gct);
+		// The nodes found and not visited yet: read on two threads,
+		// then added in their order, which numbers the nodes they
+		// find as a search visiting one at a time would.
+		const Node batch = std::min<Node>(Node(object_of.size()) - n, max_batch);
+		const Node chunk = std::clamp<Node>(batch / chunks_per_batch, 1, max_chunk);
+		const size_t chunks = (batch + chunk - 1) / chunk;
+		if (found.size() < chunks)
+			found.resize(chunks);
+		gc::share_chunks(chunks, two && batch >= min_shared_batch,
+				 [&](size_t c, unsigned worker) {
+					 Reader &r = *readers[worker];
+					 r.out = &found[c];
+					 r.out->clear();
+					 const Node first = n + Node(c) * chunk;
+					 const Node end = std::min<Node>(first + chunk, n + batch);
+					 for (Node k = first; k < end; k++)
+						 r.visit(k);
+				 });
+		for (size_t c = 0; c < chunks; c++)
+			add(found[c], n + Node(c) * chunk);
+		n += batch;
 	}
 	while (succ.lists() < object_of.size())
 		succ.end_list();
@@ -546,7 +712,7 @@ uint64_t RetainedHeap::shallow_bytes(Node n) const
 	bool lua_function = false;
 	auto gct = g_->vm.gct(o);
 	object_size::VmObject fields{g_->vm, o};
-	return gct ? g_->shallow(o, *gct, fields, lua_function) : 0;
+	return gct ? g_->shallow(o, *gct, fields, lua_function, g_->ctype_sizes) : 0;
 }
 uint64_t RetainedHeap::retained_bytes(Node n) const
 {

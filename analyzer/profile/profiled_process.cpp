@@ -2,26 +2,21 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "analyzer/locate/locate.h"
 #include "analyzer/profile/request_tags.h"
+#include "readers/small_file.h"
 
 namespace ljcore {
 
 namespace {
 
-std::string read_file(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // nginx names its master "nginx: master process ..." and its workers
 // "nginx: worker process" (ngx_setproctitle).
 bool is_nginx(int32_t pid, const char *role)
 {
-	return read_file("/proc/" + std::to_string(pid) + "/cmdline")
+	return read_small_file("/proc/" + std::to_string(pid) + "/cmdline")
+		.value_or("")
 		.starts_with(std::string("nginx: ") + role + " process");
 }
 
@@ -34,7 +29,8 @@ std::vector<int32_t> children_of(int32_t pid)
 		const std::string name = e.path().filename();
 		if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
 			continue;
-		std::string stat = read_file("/proc/" + name + "/stat");
+		// A process gone since the directory was listed reads as empty.
+		std::string stat = read_small_file("/proc/" + name + "/stat").value_or("");
 		size_t paren = stat.rfind(')');
 		if (paren == std::string::npos || paren + 4 >= stat.size())
 			continue;

@@ -3,35 +3,19 @@
 #include <dlfcn.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
+
+#include <llvm-c/Disassembler.h>
 
 #include "analyzer/traces/disasm_module.h"
 #include "readers/arch/arch.h"
 
 namespace ljcore {
 
-// LLVM asks this for the name of every address an operand refers to; for
-// a branch it passes the absolute target, which is all we want from it.
-// Returning no name makes LLVM print the address itself.
-const char *disasm_symbol_lookup(void *info, uint64_t value, uint64_t *type, uint64_t,
-				 const char **name)
-{
-	auto *self = static_cast<Disassembler *>(info);
-	if (*type == LLVMDisassembler_ReferenceType_In_Branch)
-		self->branch_ = value;
-	*type = LLVMDisassembler_ReferenceType_InOut_None;
-	*name = nullptr;
-	return nullptr;
-}
-
 namespace {
-
-// No relocations to offer: the operand stays as LLVM decoded it.
-int no_op_info(void *, uint64_t, uint64_t, uint64_t, int, void *)
-{
-	return 0;
-}
 
 // The LLVM target that decodes arch's code, as LLVM names its
 // LLVMInitialize<Target>* functions.
@@ -83,6 +67,79 @@ template <typename F> bool find(void *lib, const std::string &name, F &fn)
 	return fn != nullptr;
 }
 
+// The shared libLLVM's C interface (llvm-c/Disassembler.h), whose
+// functions load_shared_llvm looks up.
+struct SharedLlvm {
+	LLVMDisasmContextRef (*create)(const char *triple, void *info, int tag_type,
+				       LLVMOpInfoCallback op_info,
+				       LLVMSymbolLookupCallback symbol_lookup);
+	int (*set_options)(LLVMDisasmContextRef ctx, uint64_t options);
+	size_t (*instruction)(LLVMDisasmContextRef ctx, uint8_t *bytes, uint64_t size, uint64_t pc,
+			      char *out, size_t out_size);
+	void (*dispose)(LLVMDisasmContextRef ctx);
+};
+SharedLlvm shared_llvm;
+
+// A decoder of the shared libLLVM: its context and where the symbol
+// callback puts a branch's target while an instruction decodes.
+struct SharedDecoder {
+	LLVMDisasmContextRef context = nullptr;
+	std::optional<uint64_t> branch;
+};
+
+// No relocations to offer: the operand stays as LLVM decoded it.
+int no_op_info(void *, uint64_t, uint64_t, uint64_t, int, void *)
+{
+	return 0;
+}
+
+// LLVM asks this for the name of every address an operand refers to; for
+// a branch it passes the absolute target, which is all we want from it.
+// Returning no name makes LLVM print the address itself.
+const char *symbol_lookup(void *info, uint64_t value, uint64_t *type, uint64_t, const char **name)
+{
+	auto *decoder = static_cast<SharedDecoder *>(info);
+	if (*type == LLVMDisassembler_ReferenceType_In_Branch)
+		decoder->branch = value;
+	*type = LLVMDisassembler_ReferenceType_InOut_None;
+	*name = nullptr;
+	return nullptr;
+}
+
+void *shared_create(const char *triple, int intel_syntax)
+{
+	auto decoder = std::make_unique<SharedDecoder>();
+	decoder->context = shared_llvm.create(triple, decoder.get(), 0, no_op_info, symbol_lookup);
+	if (!decoder->context)
+		return nullptr;
+	// Switching the variant makes a new printer, which would drop
+	// options set before: hex immediates after it.
+	if (intel_syntax)
+		shared_llvm.set_options(decoder->context,
+					LLVMDisassembler_Option_AsmPrinterVariant);
+	shared_llvm.set_options(decoder->context, LLVMDisassembler_Option_PrintImmHex);
+	return decoder.release();
+}
+
+size_t shared_decode(void *d, const uint8_t *bytes, size_t size, uint64_t pc, ljcore_mc_insn *out)
+{
+	auto *decoder = static_cast<SharedDecoder *>(d);
+	decoder->branch.reset();
+	// LLVM's interface is not const-correct; it does not write.
+	size_t n = shared_llvm.instruction(decoder->context, const_cast<uint8_t *>(bytes), size, pc,
+					   out->text, sizeof out->text);
+	out->has_branch = decoder->branch.has_value();
+	out->branch_to = decoder->branch.value_or(0);
+	return n;
+}
+
+void shared_dispose(void *d)
+{
+	auto *decoder = static_cast<SharedDecoder *>(d);
+	shared_llvm.dispose(decoder->context);
+	delete decoder;
+}
+
 // The same interface from the shared libLLVM, for a binary without its
 // module (copied away from its install or build tree): correct, only
 // slower, its 14000 symbol relocations cost some 15 ms.
@@ -99,15 +156,14 @@ Expected<const ljcore_mc *> load_shared_llvm(Arch arch)
 			return fail(LJCORE_LLVM_SONAME " lacks " + name);
 		init();
 	}
-	// Called once per architecture (llvm() keeps the result).
-	static ljcore_mc per_arch[2];
-	ljcore_mc *mc = &per_arch[arch == Arch::x86_64 ? 0 : 1];
-	if (!find(lib, "LLVMCreateDisasm", mc->create) ||
-	    !find(lib, "LLVMSetDisasmOptions", mc->set_options) ||
-	    !find(lib, "LLVMDisasmInstruction", mc->instruction) ||
-	    !find(lib, "LLVMDisasmDispose", mc->dispose))
+	// Looked up again for the second architecture: the same library.
+	if (!find(lib, "LLVMCreateDisasm", shared_llvm.create) ||
+	    !find(lib, "LLVMSetDisasmOptions", shared_llvm.set_options) ||
+	    !find(lib, "LLVMDisasmInstruction", shared_llvm.instruction) ||
+	    !find(lib, "LLVMDisasmDispose", shared_llvm.dispose))
 		return fail(LJCORE_LLVM_SONAME " lacks its disassembler interface");
-	return mc;
+	static const ljcore_mc shared = {shared_create, shared_decode, shared_dispose};
+	return &shared;
 }
 
 // LLVM's disassembler for arch, loaded once per process on first use (a
@@ -148,60 +204,49 @@ Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 		return std::unexpected(lib.error());
 	std::unique_ptr<Disassembler> d(new Disassembler(arch));
 	const char *triple = arch_info(arch).llvm_triple;
-	LLVMDisasmContextRef ctx =
-		(*lib)->create(triple, d.get(), 0, no_op_info, disasm_symbol_lookup);
-	if (!ctx)
+	d->decoder_ = (*lib)->create(triple, arch_info(arch).intel_syntax);
+	if (!d->decoder_)
 		return fail(std::string("LLVM has no disassembler for ") + triple);
-	// Intel syntax as LuaJIT's own jit.dump prints x86, then hex
-	// immediates: switching the variant makes a new printer, which would
-	// drop options set before.
-	if (arch_info(arch).intel_syntax)
-		(*lib)->set_options(ctx, LLVMDisassembler_Option_AsmPrinterVariant);
-	(*lib)->set_options(ctx, LLVMDisassembler_Option_PrintImmHex);
-	d->context_ = ctx;
 	return d;
 }
 
 Disassembler::~Disassembler()
 {
-	// A context exists only once LLVM was loaded.
-	if (context_)
-		(*llvm(arch_))->dispose(static_cast<LLVMDisasmContextRef>(context_));
+	// A decoder exists only once LLVM was loaded.
+	if (decoder_)
+		(*llvm(arch_))->dispose(decoder_);
+}
+
+MachineInsn Disassembler::decode(std::span<const uint8_t> code, uint64_t addr)
+{
+	ljcore_mc_insn decoded;
+	size_t n = (*llvm(arch_))->decode(decoder_, code.data(), code.size(), addr, &decoded);
+	MachineInsn insn;
+	insn.addr = addr;
+	if (n == 0) {
+		// A fixed instruction width (aarch64) skips a bad word whole.
+		insn.size = uint32_t(std::min<size_t>(arch_info(arch_).insn_unit, code.size()));
+		insn.undecodable = true;
+		insn.text = "(bad)";
+		return insn;
+	}
+	insn.size = uint32_t(n);
+	std::string_view t = decoded.text;
+	size_t first = t.find_first_not_of(" \t");
+	insn.text = first == t.npos ? "" : t.substr(first);
+	for (char &c : insn.text)
+		if (c == '\t')
+			c = ' ';
+	if (decoded.has_branch)
+		insn.branch_to = decoded.branch_to;
+	return insn;
 }
 
 std::vector<MachineInsn> Disassembler::disassemble(std::span<const uint8_t> code, uint64_t addr)
 {
 	std::vector<MachineInsn> out;
-	auto ctx = static_cast<LLVMDisasmContextRef>(context_);
-	auto disasm_instruction = (*llvm(arch_))->instruction;
-	// A fixed instruction width (aarch64) skips a bad word whole.
-	size_t step_bad = arch_info(arch_).insn_unit;
-	size_t off = 0;
-	while (off < code.size()) {
-		char text[256];
-		branch_.reset();
-		// LLVM's interface is not const-correct; it does not write.
-		size_t n = disasm_instruction(ctx, const_cast<uint8_t *>(code.data() + off),
-					      code.size() - off, addr + off, text, sizeof text);
-		MachineInsn insn;
-		insn.addr = addr + off;
-		if (n == 0) {
-			n = std::min(step_bad, code.size() - off);
-			insn.undecodable = true;
-			insn.text = "(bad)";
-		} else {
-			std::string t = text;
-			size_t first = t.find_first_not_of(" \t");
-			insn.text = first == std::string::npos ? "" : t.substr(first);
-			for (char &c : insn.text)
-				if (c == '\t')
-					c = ' ';
-			insn.branch_to = branch_;
-		}
-		insn.size = uint32_t(n);
-		out.push_back(std::move(insn));
-		off += n;
-	}
+	for (size_t off = 0; off < code.size(); off += out.back().size)
+		out.push_back(decode(code.subspan(off), addr + off));
 	return out;
 }
 

@@ -1,5 +1,5 @@
-// Machine code to instructions, through LLVM's MC disassembler (its C
-// interface): lengths, text, and where each branch goes.
+// Machine code to instructions, through LLVM's MC disassembler
+// (disasm_module.h): lengths, text, and where each branch goes.
 #pragma once
 
 #include <cstdint>
@@ -33,14 +33,13 @@ public:
 	// not decode becomes a one-byte instruction marked undecodable, so
 	// the sizes always add up to code.size().
 	std::vector<MachineInsn> disassemble(std::span<const uint8_t> code, uint64_t addr);
+	// The first instruction of code (not empty), which starts at addr.
+	MachineInsn decode(std::span<const uint8_t> code, uint64_t addr);
 
 private:
 	explicit Disassembler(Arch arch) : arch_(arch) {}
 	Arch arch_;
-	void *context_ = nullptr;        // LLVMDisasmContextRef
-	std::optional<uint64_t> branch_; // set by the symbol callback
-	friend const char *disasm_symbol_lookup(void *, uint64_t, uint64_t *, uint64_t,
-						const char **);
+	void *decoder_ = nullptr; // ljcore_mc's (disasm_module.h)
 };
 
 } // namespace ljcore

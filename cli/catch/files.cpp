@@ -41,34 +41,6 @@ Expected<void> write_new_file(int dirfd, const std::string &name, std::string_vi
 	return write_new_file(dirfd, name, std::as_bytes(std::span(text.data(), text.size())));
 }
 
-Expected<std::string> read_small_file(const std::string &path, size_t max)
-{
-	int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return fail(path + ": " + strerror(errno));
-	std::string text;
-	char buf[4096];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			std::string why = strerror(errno);
-			close(fd);
-			return fail(path + ": " + why);
-		}
-		if (n == 0)
-			break;
-		if (text.size() + size_t(n) > max) {
-			close(fd);
-			return fail(path + ": larger than " + std::to_string(max) + " bytes");
-		}
-		text.append(buf, size_t(n));
-	}
-	close(fd);
-	return text;
-}
-
 Expected<void> write_existing_file(const std::string &path, std::string_view text)
 {
 	int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "readers/error.h"
+#include "readers/small_file.h"
 
 namespace ljcore::catching {
 
@@ -17,9 +18,6 @@ namespace ljcore::catching {
 // full disk, the size cap) removes it again.
 Expected<void> write_new_file(int dirfd, const std::string &name, std::span<const std::byte> bytes);
 Expected<void> write_new_file(int dirfd, const std::string &name, std::string_view text);
-
-// A small file's whole text (a sysctl, a settings file): at most max bytes.
-Expected<std::string> read_small_file(const std::string &path, size_t max = 64 << 10);
 
 // Writes text to an existing file such as /proc/sys/kernel/core_pattern.
 Expected<void> write_existing_file(const std::string &path, std::string_view text);

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,9 +25,14 @@
 #include "lua.h"
 #include "lualib.h"
 
+#include "blocked.h"
+
 static int park_fd[2], ready_fd[2];
 static FILE *vms;
 static pthread_mutex_t vms_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The workers' thread ids, each set before the worker says it is ready. */
+static long worker_tid[4];
+static size_t workers;
 
 static __thread lua_State *tls_L;
 
@@ -51,9 +57,12 @@ static lua_State *new_vm(const char *kind)
 	lua_setglobal(L, "PARK_FD");
 	lua_pushinteger(L, ready_fd[1]);
 	lua_setglobal(L, "READY_FD");
+	const long tid = (long)syscall(SYS_gettid);
 	pthread_mutex_lock(&vms_lock);
-	fprintf(vms, "%ld %p %s\n", (long)syscall(SYS_gettid), (void *)L, kind);
+	fprintf(vms, "%ld %p %s\n", tid, (void *)L, kind);
 	fflush(vms);
+	if (strcmp(kind, "main") != 0 && workers < sizeof worker_tid / sizeof worker_tid[0])
+		worker_tid[workers++] = tid;
 	pthread_mutex_unlock(&vms_lock);
 	return L;
 }
@@ -159,5 +168,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "a thread never got ready\n");
 			return 1;
 		}
+	if (wait_blocked_on(worker_tid, workers, park_fd[0]) != 0) {
+		fprintf(stderr, "a thread never blocked in its read\n");
+		return 1;
+	}
 	return run_script(new_vm("main"), argv[2]);
 }

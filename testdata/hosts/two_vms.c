@@ -9,16 +9,22 @@
  * PARK_FD (to read from) and READY_FD (to say they are parked) and write
  * their own debug.traceback to the files named by ORACLE_PARKED and ORACLE.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lauxlib.h"
 #include "lua.h"
 #include "lualib.h"
 
+#include "blocked.h"
+
 static int park_fd[2], ready_fd[2];
+/* The worker's thread id, set before it says it is ready. */
+static long worker_tid;
 
 /* A new VM with the standard libraries and the pipe ends as globals, that
  * runs the script through lua_pcall (C -> Lua). */
@@ -44,6 +50,7 @@ static int run_script(const char *path)
 
 static void *parked_thread(void *script)
 {
+	worker_tid = (long)syscall(SYS_gettid);
 	run_script(script);
 	return NULL;
 }
@@ -68,6 +75,10 @@ int main(int argc, char **argv)
 	/* The worker writes one byte right before it blocks in read(). */
 	if (read(ready_fd[0], &byte, 1) != 1) {
 		fprintf(stderr, "the parked script never got ready\n");
+		return 1;
+	}
+	if (wait_blocked_on(&worker_tid, 1, park_fd[0]) != 0) {
+		fprintf(stderr, "the parked script never blocked in its read\n");
 		return 1;
 	}
 	return run_script(argv[2]);

@@ -39,6 +39,15 @@ TEST_CASE("heap objects: 8-aligned addresses within 32 GB")
 	check_lookups(a);
 }
 
+TEST_CASE("heap objects: a dense heap, found through its bitmap")
+{
+	// An object every 16 to 56 bytes, across many words of bits.
+	std::vector<uint64_t> a;
+	for (uint64_t k = 0, at = 0x7f0000001000; k < 5000; k++, at += 16 + (k % 6) * 8)
+		a.push_back(at);
+	check_lookups(a);
+}
+
 TEST_CASE("heap objects: an address that is not 8-aligned")
 {
 	check_lookups({0x10000, 0x10008, 0x10013, 0x20000});

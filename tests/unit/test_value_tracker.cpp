@@ -1,0 +1,88 @@
+// The deriver's value tracker on instructions as LLVM prints them: what an
+// indexed load reads is followed apart from the fields of its base, so that
+// the rules can tell uvptr[idx] from a field at the same displacement.
+#include <doctest/doctest.h>
+
+#include "analyzer/derive/value_tracker.h"
+
+using namespace ljcore;
+
+namespace {
+
+// The lines, as if LLVM had printed them, 4 bytes each: all decoded
+// already, so the disassembler is never asked for more.
+FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64)
+{
+	LazyOperations::Decoded decoded;
+	uint64_t addr = 0x1000;
+	for (const char *text : lines) {
+		MachineInsn insn;
+		insn.addr = addr, insn.size = 4, insn.text = text;
+		decoded.ops.push_back(operation_of(insn, arch));
+		addr += 4;
+	}
+	decoded.bytes = 4 * lines.size();
+	const std::vector<uint8_t> code(decoded.bytes);
+	auto dis = Disassembler::create(arch);
+	REQUIRE(dis);
+	LazyOperations ops(**dis, code, 0x1000, arch, std::move(decoded));
+	return track_values(ops, arch);
+}
+
+} // namespace
+
+TEST_CASE("an indexed load is recorded apart and what it read is followed")
+{
+	// uv = fn->l.uvptr[idx]; v = uv->v (lj_debug.c lj_debug_uvnamev)
+	FunctionTrace t = track({
+		"mov eax, esi",
+		"mov rax, qword ptr [rdi + 8*rax + 0x28]",
+		"mov rdx, qword ptr [rax + 0x20]",
+		"ret",
+	});
+	REQUIRE(t.indexed.size() == 1);
+	const IndexedAccess &uvptr = t.indexed[0];
+	CHECK(uvptr.object.is(0, {}));
+	CHECK(uvptr.offset == 0x28);
+	CHECK(uvptr.width == 8);
+	CHECK(!uvptr.store);
+	CHECK(uvptr.index.is(1, {}));
+	// Not an access of fn at 0x28: a rule reading fn's fields sees none.
+	REQUIRE(t.accesses.size() == 1);
+	const MemoryAccess &v = t.accesses[0];
+	CHECK(v.object.is(TrackedValue::element, {}));
+	CHECK(v.offset == 0x20);
+	CHECK(v.value.is(TrackedValue::element, {0x20}));
+}
+
+TEST_CASE("an indexed store is recorded and reads nothing")
+{
+	FunctionTrace t = track({
+		"mov qword ptr [rdi + 8*rsi + 0x28], rdx",
+		"ret",
+	});
+	REQUIRE(t.indexed.size() == 1);
+	CHECK(t.indexed[0].store);
+	CHECK(t.indexed[0].object.is(0, {}));
+	CHECK(t.accesses.empty());
+}
+
+TEST_CASE("arm64: a load through a pointer plus a scaled index is an indexed load")
+{
+	// The same on arm64, the index added first (lj_debug_uvnamev).
+	FunctionTrace t = track(
+		{
+			"add x4, x0, w1, uxtw #3",
+			"ldr x4, [x4, #0x28]",
+			"ldr x5, [x4, #0x20]",
+			"ret",
+		},
+		Arch::aarch64);
+	REQUIRE(t.indexed.size() == 1);
+	CHECK(t.indexed[0].object.is(0, {}));
+	CHECK(t.indexed[0].offset == 0x28);
+	CHECK(t.indexed[0].index.is(1, {}));
+	REQUIRE(t.accesses.size() == 1);
+	CHECK(t.accesses[0].object.is(TrackedValue::element, {}));
+	CHECK(t.accesses[0].offset == 0x20);
+}
