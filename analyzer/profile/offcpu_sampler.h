@@ -72,6 +72,9 @@ private:
 	void keep(const lj_profile_sample &s);
 	// Hands over time under key; false when its stack has not come (yet).
 	bool weigh(const lj_offcpu_key &key, uint64_t ns, uint64_t switches, bool last);
+	// Hands over ns of a thread still away at the end, walked now from
+	// userspace: its stack was to be walked as it ran again.
+	void weigh_away(uint32_t tid, const lj_offcpu_away &away, uint64_t ns);
 	// Hands over what the map of times added since it was last read.
 	void drain(bool last);
 	Expected<void> read_ring(int timeout_ms);
@@ -89,6 +92,9 @@ private:
 	// Where a kept stack becomes a sample again.
 	std::unique_ptr<lj_profile_sample> sample_ = std::make_unique<lj_profile_sample>();
 	uint64_t unnamed_ = 0; // switches timed under a stack never received
+	// The VMs and nginx workers given, for the walks at the end.
+	std::unordered_map<int32_t, lj_profile_vm> vms_;
+	std::unordered_map<int32_t, lj_nginx_offsets> nginx_;
 };
 
 } // namespace ljcore
