@@ -41,7 +41,8 @@ public:
 	Expected<void> add_nginx(int32_t pid, const lj_nginx_offsets &offsets) override;
 	Expected<void> poll(int timeout_ms, const Handler &handler) override;
 	// The time summed since the last poll, and the threads still off the
-	// CPU, weighing the time until now.
+	// CPU, weighing the time until now (detached first; walked now from
+	// userspace where their walk was to come as they ran again).
 	void finish(const Handler &handler) override;
 	// Records the ring buffer had no room for, and the switches whose
 	// stack it could never send.
