@@ -268,8 +268,15 @@ static void switched_out(const struct task_struct *prev, __u64 preempt, __u64 pr
 	const struct lj_profile_vm *vm = 0;
 	struct lj_offcpu_away *away, fresh = {};
 
-	if (!maybe_profiled(pid) || (prev_state & TASK_DEAD))
+	if (!maybe_profiled(pid))
 		return;
+	/* An entry is kept from one period to the next; an exiting thread's
+	 * goes, or threads come and go until the map has no room for the
+	 * VM's. */
+	if (prev_state & TASK_DEAD) {
+		bpf_map_delete_elem(&off_since, &tid);
+		return;
+	}
 	/* Only a VM thread has an entry: found, the VM is needed only to
 	 * walk now. */
 	away = bpf_map_lookup_elem(&off_since, &tid);
