@@ -57,7 +57,7 @@ _ljcore()
 	trace) opts="$common --mcode" ;;
 	gc) opts="$common --json --top --paths --retained --depth --diff --every --count --alloc-sites --duration --sample-bytes --path-depth" ;;
 	print) opts="$common --json --max-string --depth --max-items" ;;
-	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --by-request --off-cpu --wall --alloc --sample-bytes --diff --help" ;;
+	profile) opts="--pid --rate --duration --output --format --native --children --backend --blocking --by-request --off-cpu --wall --off-cpu-period --alloc --sample-bytes --diff --help" ;;
 	snapshot) opts="$common --output --all" ;;
 	layout) opts="--explain --json --help" ;;
 	catch) opts="--install --uninstall --list --handle --dir --keep-core --chain --size-cap --quota --rate --deadline --redact --help" ;;

@@ -65,6 +65,7 @@ _ljcore_command() {
 			'--by-request[nginx: samples under the request they served]' \
 			'(--wall)--off-cpu[time off the CPU, blocked or waiting for it]' \
 			'(--off-cpu)--wall[time on and off the CPU]' \
+			'--off-cpu-period[off-CPU time a walk stands for]:milliseconds:' \
 			'--alloc=-[allocations, not CPU time]::view:(outstanding all)' \
 			'--sample-bytes[bytes between sampled allocations]:bytes:' \
 			'--diff[compare two saved profiles]:before:_files:after:_files' ;;

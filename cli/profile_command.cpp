@@ -56,7 +56,7 @@ void print_summary(std::ostream &err, const Profile &p)
 	err << ", " << p.samples;
 	if (!p.time.empty())
 		err << " samples (" << (p.time == "wall" ? "on the CPU, and " : "")
-		    << "switches off it) in " << p.duration_s << " s";
+		    << "periods off it walked) in " << p.duration_s << " s";
 	else if (bytes)
 		err << " sampled allocations in " << p.duration_s << " s, one per "
 		    << p.sample_bytes << " bytes on average";
@@ -175,6 +175,11 @@ public:
 					   "samples (each worth the period, under [on-cpu]) "
 					   "in one profile, in nanoseconds");
 		off_cpu->excludes(wall);
+		cmd->add_option("--off-cpu-period", off_cpu_period_ms_,
+				"--off-cpu, --wall: the time off the CPU a walk of the stack "
+				"stands for, in ms (1): a shorter period off it is walked with "
+				"probability its length / this, and weighs this")
+			->check(CLI::Range(0.001, 1000.0));
 		cmd->add_flag("--blocking", options_.blocking,
 			      "userspace backend: stop the VM's thread for each sample, so "
 			      "its frames are exact (the default never stops it)");
@@ -197,6 +202,7 @@ public:
 			options_.alloc = alloc_ == "all" ? Alloc::all : Alloc::outstanding;
 		using Time = ProfileOptions::Time;
 		options_.time = wall_ ? Time::wall : off_cpu_ ? Time::off_cpu : Time::cpu;
+		options_.off_cpu_period_ns = uint64_t(off_cpu_period_ms_ * 1e6);
 		if (!usable(options_) || !usable_by_request())
 			return exit_usage;
 		auto p = sample();
@@ -271,6 +277,7 @@ private:
 	std::string alloc_;
 	bool by_request_ = false;
 	bool off_cpu_ = false, wall_ = false;
+	double off_cpu_period_ms_ = 1;
 	CLI::Option *alloc_opt_ = nullptr;
 	CLI::Option *format_opt_ = nullptr;
 	std::vector<std::string> diff_; // --diff BEFORE AFTER

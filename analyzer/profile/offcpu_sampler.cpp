@@ -2,15 +2,19 @@
 
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string>
 #include <vector>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "analyzer/profile/bpf_support.h"
+#include "analyzer/profile/remote_walk.h"
 #include "offcpu.skel.h" // generated from luajit/bpf/offcpu.bpf.c
+#include "readers/small_file.h"
 
 namespace ljcore {
 
@@ -58,6 +62,37 @@ void unpack(const std::vector<std::byte> &from, lj_profile_sample &to)
 	get(&to.request, sizeof to.request);
 }
 
+// The user registers of a thread off the CPU that the walk needs, as the
+// kernel shows them without stopping it: "NR ARGS... SP PC" in a system
+// call, "-1 SP PC" blocked outside one (a page fault, preempted), or
+// "running" (none known: the walk then starts from the VM's state).
+WalkRegs syscall_regs(int32_t pid, int32_t tid)
+{
+	WalkRegs regs;
+	auto text = read_small_file("/proc/" + std::to_string(pid) + "/task/" +
+				    std::to_string(tid) + "/syscall");
+	if (!text)
+		return regs;
+	std::vector<uint64_t> fields;
+	for (const char *at = text->c_str(); *at;) {
+		char *end = nullptr;
+		errno = 0;
+		uint64_t v = strtoull(at, &end, 0);
+		if (end == at || errno)
+			return regs;
+		fields.push_back(v);
+		at = end + strspn(end, " \n");
+		if (fields.size() > 9)
+			return regs;
+	}
+	if (fields.size() != 3 && fields.size() != 9)
+		return regs;
+	regs.sp = fields[fields.size() - 2];
+	regs.ip = fields.back();
+	regs.user = true;
+	return regs;
+}
+
 // bpf_ktime_get_ns()'s clock.
 uint64_t monotonic_ns()
 {
@@ -68,12 +103,21 @@ uint64_t monotonic_ns()
 
 } // namespace
 
-Expected<std::unique_ptr<OffCpuSampler>> OffCpuSampler::open()
+Expected<std::unique_ptr<OffCpuSampler>> OffCpuSampler::open(uint64_t period_ns)
 {
 	quiet_libbpf();
 	std::unique_ptr<OffCpuSampler> s(new OffCpuSampler);
-	s->skel_ = lj_offcpu::open_and_load();
-	if (!s->skel_) {
+	s->skel_ = lj_offcpu::open();
+	if (!s->skel_)
+		return fail("cannot open the off-CPU sampler: " + bpf_errno_text(errno, needs));
+	// The end of __schedule() (recent kernels), where a thread back on the
+	// CPU is walked only if chosen; else every switch out is.
+	s->walk_at_return_ = libbpf_find_vmlinux_btf_id("sched_exit_tp", BPF_TRACE_RAW_TP) > 0;
+	s->skel_->rodata->walk_at_return = s->walk_at_return_;
+	s->skel_->rodata->period_ns = period_ns;
+	bpf_program__set_autoload(s->skel_->progs.on_return, s->walk_at_return_);
+	bpf_program__set_autoload(s->skel_->progs.on_wakeup, !s->walk_at_return_);
+	if (lj_offcpu::load(s->skel_) != 0) {
 		int err = errno;
 		return fail("cannot load the off-CPU sampler: " + bpf_errno_text(err, needs) +
 			    (err == EACCES ? " (the kernel's verifier rejected it; "
@@ -105,12 +149,17 @@ OffCpuSampler::~OffCpuSampler()
 
 Expected<void> OffCpuSampler::add(int32_t pid, const lj_profile_vm &vm)
 {
+	// The programs' filter before any map lookup (offcpu.bpf.c).
+	constexpr uint32_t bits = sizeof skel_->bss->profiled * 8;
+	skel_->bss->profiled[uint32_t(pid) % bits / 64] |= uint64_t(1) << (uint32_t(pid) % 64);
+	vms_[pid] = vm;
 	return give_process(skel_->maps.vms, pid, &vm, sizeof vm,
 			    "process " + std::to_string(pid) + " to the off-CPU sampler", needs);
 }
 
 Expected<void> OffCpuSampler::add_nginx(int32_t pid, const lj_nginx_offsets &offsets)
 {
+	nginx_[pid] = offsets;
 	return give_process(skel_->maps.nginx, pid, &offsets, sizeof offsets,
 			    "nginx worker " + std::to_string(pid) + " to the off-CPU sampler",
 			    needs);
@@ -208,21 +257,45 @@ Expected<void> OffCpuSampler::poll(int timeout_ms, const Handler &handler)
 void OffCpuSampler::finish(const Handler &handler)
 {
 	handler_ = &handler;
+	// Stopped first, the programs leave off_since as it is now: each
+	// thread in it with a time is still away, and the map of times holds
+	// every period that ended.
+	lj_offcpu::detach(skel_);
+	uint64_t now = monotonic_ns();
 	(void)read_ring(0);
 	drain(true);
-	// The threads off the CPU now: away until now, in the state they
-	// left in.
-	uint64_t now = monotonic_ns();
 	int fd = bpf_map__fd(skel_->maps.off_since);
 	uint32_t tid = 0, next = 0;
 	lj_offcpu_away away{};
 	for (void *prev = nullptr; bpf_map_get_next_key(fd, prev, &next) == 0; prev = &tid) {
 		tid = next;
-		if (bpf_map_lookup_elem(fd, &tid, &away) == 0)
-			weigh({away.stack, away.pid, away.state},
-			      now > away.since ? now - away.since : 0, 1, true);
+		if (bpf_map_lookup_elem(fd, &tid, &away) != 0 || !away.since)
+			continue;
+		uint64_t ns = now > away.since ? now - away.since : 0;
+		if (walk_at_return_)
+			weigh_away(tid, away, ns);
+		else
+			weigh({away.stack, away.pid, away.state}, ns, 1, true);
 	}
 	handler_ = nullptr;
+}
+
+void OffCpuSampler::weigh_away(uint32_t tid, const lj_offcpu_away &away, uint64_t ns)
+{
+	auto vm = vms_.find(int32_t(away.pid));
+	if (vm == vms_.end() || !handler_)
+		return;
+	auto nginx = nginx_.find(int32_t(away.pid));
+	lj_profile_sample &s = *sample_;
+	s.stack_len = 0;
+	walk_remote(int32_t(away.pid), int32_t(tid), vm->second,
+		    nginx != nginx_.end() ? nginx->second : lj_nginx_offsets{},
+		    syscall_regs(int32_t(away.pid), int32_t(tid)), true, s);
+	s.offcpu_state = away.state;
+	s.offcpu_stack = LJ_OFFCPU_NO_STACK;
+	s.offcpu_ns = ns;
+	s.offcpu_switches = 1;
+	(*handler_)(s);
 }
 
 uint64_t OffCpuSampler::dropped() const

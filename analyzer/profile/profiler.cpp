@@ -26,7 +26,7 @@ std::expected<std::unique_ptr<Sampler>, ProfileError> open_time_sampler(const Pr
 	auto refused = [](const Error &e) {
 		return std::unexpected(ProfileError{ProfileFailure::no_sampler, e.message});
 	};
-	auto off = OffCpuSampler::open();
+	auto off = OffCpuSampler::open(o.off_cpu_period_ns);
 	if (!off)
 		return refused(off.error());
 	if (o.time == ProfileOptions::Time::off_cpu)

@@ -23,9 +23,13 @@ struct ProfileOptions {
 	// The native frames around the Lua frames of each sample.
 	bool native = false;
 	// What a sample weighs: CPU time (a sample per period on the CPU),
-	// the time off the CPU (a sample at each switch out, weighing the
-	// nanoseconds until the thread ran again), or both (wall-clock time).
+	// the time off the CPU (a sample of the periods off it, weighing
+	// their nanoseconds), or both (wall-clock time).
 	enum class Time { cpu, off_cpu, wall } time = Time::cpu;
+	// off_cpu, wall: a period off the CPU shorter than this is walked
+	// with probability its length / this, and weighs this
+	// (luajit/bpf/offcpu.bpf.c); below 2^32.
+	uint64_t off_cpu_period_ns = 1000000;
 	// Allocations instead of CPU time (a uprobe at the VM's allocator):
 	// bytes still allocated at the end, or every byte allocated.
 	enum class Alloc { off, outstanding, all } alloc = Alloc::off;

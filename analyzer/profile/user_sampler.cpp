@@ -14,26 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyzer/profile/remote_walk.h"
 #include "readers/live_process.h"
-
-namespace ljcore {
-namespace {
-
-// LJ_READ of the shared walk: ctx points at the pid whose memory it reads.
-int read_remote(void *ctx, void *dst, uint64_t addr, size_t size)
-{
-	pid_t pid = *static_cast<const pid_t *>(ctx);
-	iovec local{dst, size};
-	iovec remote{reinterpret_cast<void *>(addr), size};
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(size) ? 0 : -1;
-}
-
-} // namespace
-} // namespace ljcore
-
-#define LJ_READ(ctx, dst, addr, size) ljcore::read_remote(ctx, dst, addr, size)
-#include "luajit/nginx_request.h"
-#include "luajit/profile_walk.h"
 
 namespace ljcore {
 
@@ -173,7 +155,7 @@ void UserSampler::handle_events(Thread &t)
 	}
 }
 
-bool UserSampler::stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out)
+bool UserSampler::stop(Thread &t, WalkRegs &regs, lj_profile_sample &out)
 {
 	if (!t.stop_pending && !t.stopped) {
 		if (ptrace(PTRACE_INTERRUPT, t.tid, nullptr, nullptr) != 0) {
@@ -199,7 +181,7 @@ bool UserSampler::stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out)
 		cont(t);
 		return false;
 	}
-	regs.user = 1;
+	regs.user = true;
 	regs.ip = r.rip;
 	regs.sp = r.rsp;
 	regs.rdx = r.rdx;
@@ -214,16 +196,7 @@ void UserSampler::copy_native(const Thread &t, const user_regs_struct &r, lj_pro
 	// In DWARF order, as the BPF program copies them.
 	ThreadRegs regs = x86_64_thread_regs(r);
 	memcpy(out.regs, regs.dwarf.data(), sizeof out.regs);
-	copy_stack(t, r.rsp, LJ_PROFILE_STACK_BYTES, out);
-}
-
-void UserSampler::copy_stack(const Thread &t, uint64_t sp, uint32_t bytes, lj_profile_sample &out)
-{
-	iovec local{out.stack, bytes};
-	iovec remote{reinterpret_cast<void *>(sp), bytes};
-	// A read that runs past the stack's top stops there.
-	ssize_t n = process_vm_readv(t.pid, &local, 1, &remote, 1, 0);
-	out.stack_len = n > 0 ? uint32_t(n) : 0;
+	copy_remote_stack(t.pid, r.rsp, LJ_PROFILE_STACK_BYTES, out);
 }
 
 void UserSampler::cont(Thread &t)
@@ -245,27 +218,13 @@ void UserSampler::sample(Thread &t, lj_profile_sample &out)
 		out.source = LJ_PROFILE_OFF_CPU;
 		return;
 	}
-	lj_profile_regs regs{};
+	WalkRegs regs;
 	out.stack_len = 0;
 	if (blocking_ && !stop(t, regs, out)) {
 		out.source = t.gone ? LJ_PROFILE_OFF_CPU : LJ_PROFILE_NOT_STOPPED;
 		return;
 	}
-	pid_t pid = t.pid;
-	lj_walk w{};
-	uint32_t copied = out.stack_len; // lj_profile_begin() clears it
-	if (lj_profile_begin(&pid, &t.vm, &regs, &out, &w)) {
-		for (uint32_t i = 0; !lj_profile_step(&pid, &t.vm, &w, &out, i); i++) {
-		}
-		lj_profile_end(&w, &out);
-	}
-	out.stack_len = copied;
-	if (out.source == LJ_PROFILE_WALKED)
-		lj_request_read(&pid, &t.nginx, out.L, &out.request);
-	// As the BPF program does: a helper a trace called is left by the
-	// trace's return address, up the stack.
-	if (blocking_ && !copied && out.jit_base)
-		copy_stack(t, regs.sp, LJ_PROFILE_TRACE_STACK_BYTES, out);
+	walk_remote(t.pid, t.tid, t.vm, t.nginx, regs, blocking_, out);
 	if (blocking_)
 		cont(t);
 }

@@ -20,9 +20,9 @@
 #include <memory>
 #include <vector>
 
+#include "analyzer/profile/remote_walk.h"
 #include "analyzer/profile/sampler.h"
 
-struct lj_profile_regs;  // luajit/profile_walk.h
 struct user_regs_struct; // sys/user.h
 
 namespace ljcore {
@@ -61,12 +61,9 @@ private:
 	void sample(Thread &t, lj_profile_sample &out);
 	bool running(Thread &t); // also marks a thread that exited
 	// Blocking: stops t and reads its registers into regs.
-	bool stop(Thread &t, lj_profile_regs &regs, lj_profile_sample &out);
+	bool stop(Thread &t, WalkRegs &regs, lj_profile_sample &out);
 	// --native: the registers and the stack above sp, for unwinding.
 	static void copy_native(const Thread &t, const user_regs_struct &r, lj_profile_sample &out);
-	// Up to bytes of the stack from sp into out.stack.
-	static void copy_stack(const Thread &t, uint64_t sp, uint32_t bytes,
-			       lj_profile_sample &out);
 	void cont(Thread &t);
 	// Blocking: what the kernel reports of a seized thread (a signal to
 	// deliver, a group-stop, its exit, our stop), handled at once.

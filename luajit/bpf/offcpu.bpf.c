@@ -1,18 +1,28 @@
 /*
- * ljcore profile --off-cpu: at each scheduler switch (tp_btf/sched_switch)
- * of a profiled process's VM thread, walk the Lua frames it leaves the CPU
- * in with the shared sample walk (luajit/profile_walk.h, as profile.bpf.c
- * does for a CPU sample), and when it runs again add how long it was away
- * to that stack's time, split into the time blocked and the time it waited
- * for a CPU once woken (since sched_wakeup) or preempted. A stack is sent
- * to userspace once, the first time it is seen; the times are summed here,
- * by stack (offcpu_event.h). Sending each switch's 25 KB sample cost more
- * than the walk, and filled the ring buffer past 100 000 switches a second.
+ * ljcore profile --off-cpu: the Lua stacks a profiled process's VM thread
+ * spends its time off the CPU in, split into the time blocked and the time
+ * it waited for a CPU once woken (since sched_wakeup) or preempted, walked
+ * with the shared sample walk (luajit/profile_walk.h, as profile.bpf.c
+ * does for a CPU sample). A stack is sent to userspace once, the first
+ * time it is seen; the times are summed here, by stack (offcpu_event.h).
  *
- * sched_switch runs in __schedule() before the switch: the current task is
- * prev, whose memory bpf_probe_read_user reads. Its user registers are in
- * task_pt_regs(prev), saved when it entered the kernel (a system call, or
- * the interrupt that preempted it).
+ * The time off the CPU is estimated, as a CPU profile estimates the time
+ * on it: a thread that switches 50 000 times a second cannot pay a 3 us
+ * walk at each switch. A period off the CPU of d ns is walked with
+ * probability min(1, d / period_ns) and, walked, weighs max(d, period_ns)
+ * ns, split between blocked and runqueue as d was: the expected weight of
+ * each stack is the time it spent off the CPU, and at most about one walk
+ * per period_ns of time off the CPU is taken, whatever the switch rate.
+ * Periods of period_ns or more are all walked, at their own length.
+ *
+ * The walk happens when the thread runs again, in its own context
+ * (tp_btf/sched_exit_tp, at the end of __schedule(), in recent kernels):
+ * only then is d known, and a thread off the CPU has not changed its user
+ * registers (task_pt_regs(), saved when it entered the kernel) nor its
+ * Lua frames. sched_switch runs in __schedule() before the switch, in the
+ * context of the thread leaving, whose memory bpf_probe_read_user reads;
+ * on kernels without sched_exit_tp (walk_at_return 0) it walks every
+ * switch out there, and the time is exact.
  */
 #include <linux/bpf.h>
 /* after linux/bpf.h, which defines the types they use */
@@ -28,8 +38,14 @@
  * BPF_CORE_READ would be a bpf_probe_read_kernel() call, at every switch
  * and wakeup of the machine. The ___ suffix keeps them apart from the
  * UAPI's struct pt_regs; libbpf matches the name before it. */
+struct sched_info {
+	unsigned long long run_delay; /* ns waited on a run queue, in all */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
+	int tgid;
+	struct sched_info sched_info; /* CONFIG_SCHED_INFO */
 } __attribute__((preserve_access_index));
 
 struct pt_regs___kernel {
@@ -42,6 +58,23 @@ struct pt_regs___kernel {
 /* sched_switch's prev_state of a task that is exiting: it never runs again. */
 #define TASK_DEAD 0x80
 
+/* Set by the reader before loading (offcpu_sampler.cpp). Periods off the
+ * CPU shorter than period_ns are walked with probability d / period_ns. */
+const volatile __u64 period_ns = 1000000;
+/* The kernel has sched_exit_tp: walk as the thread runs again. */
+const volatile __u8 walk_at_return = 0;
+
+/* Bit pid % PID_BITS set for each profiled process, by the reader: every
+ * switch and wakeup of the machine runs these programs, and most are of
+ * other processes, which this lets go without a helper call. */
+#define PID_BITS 8192
+__u64 profiled[PID_BITS / 64];
+
+static __always_inline int maybe_profiled(__u32 pid)
+{
+	return (profiled[(pid / 64) % (PID_BITS / 64)] >> (pid % 64)) & 1;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -49,6 +82,8 @@ struct {
 	__type(value, struct lj_profile_vm);
 } vms SEC(".maps");
 
+/* The VM threads seen leaving the CPU, by tid; since 0 once back. Only
+ * the profiled VM threads have an entry, updated in place. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -186,22 +221,30 @@ static __u64 send_once(struct lj_profile_sample *s)
 	return stack;
 }
 
-static void switched_out(__u64 preempt, __u64 prev_state, __u64 now)
+/* The profiled VM of the process, if the current thread runs it. */
+static const struct lj_profile_vm *current_vm(__u32 pid, __u32 tid)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
-	const struct lj_profile_vm *vm = bpf_map_lookup_elem(&vms, &pid);
+	const struct lj_profile_vm *vm;
+
+	if (!maybe_profiled(pid))
+		return 0;
+	vm = bpf_map_lookup_elem(&vms, &pid);
+	/* Only the thread that runs the VM has its frames (profile_walk.h). */
+	return vm && (!vm->tid || vm->tid == tid) ? vm : 0;
+}
+
+/* Walks the current thread's Lua frames from its user registers, and
+ * returns the stack to time them under (sent if new). */
+static __u64 walk_current(const struct lj_profile_vm *vm, __u32 pid, __u32 tid, __u32 state)
+{
 	struct pt_regs___kernel *uregs;
 	struct lj_profile_regs regs = {};
-	struct lj_offcpu_away away = {now, 0, 0, LJ_OFFCPU_BLOCKED, pid};
 	struct lj_profile_sample *out;
+	__u32 zero = 0;
 
-	/* Only the thread that runs the VM has its frames (profile_walk.h). */
-	if (!vm || (vm->tid && vm->tid != tid) || (prev_state & TASK_DEAD))
-		return;
 	out = bpf_map_lookup_elem(&scratch, &zero);
 	if (!out)
-		return;
+		return LJ_OFFCPU_NO_STACK;
 	out->pid = pid;
 	out->tid = tid;
 	uregs = (struct pt_regs___kernel *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -214,14 +257,58 @@ static void switched_out(__u64 preempt, __u64 prev_state, __u64 now)
 	tag_request(pid, out);
 	if (out->jit_base)
 		copy_stack(out, regs.sp, LJ_PROFILE_TRACE_STACK_BYTES);
+	out->offcpu_state = state;
+	return send_once(out);
+}
+
+static void switched_out(const struct task_struct *prev, __u64 preempt, __u64 prev_state)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u32 pid = id >> 32, tid = (__u32)id;
+	const struct lj_profile_vm *vm = 0;
+	struct lj_offcpu_away *away, fresh = {};
+
+	if (!maybe_profiled(pid))
+		return;
+	/* An entry is kept from one period to the next; an exiting thread's
+	 * goes, or threads come and go until the map has no room for the
+	 * VM's. */
+	if (prev_state & TASK_DEAD) {
+		bpf_map_delete_elem(&off_since, &tid);
+		return;
+	}
+	/* Only a VM thread has an entry: found, the VM is needed only to
+	 * walk now. */
+	away = bpf_map_lookup_elem(&off_since, &tid);
+	if (!away || away->pid != pid || !walk_at_return) {
+		vm = current_vm(pid, tid);
+		if (!vm)
+			return;
+	}
+	if (!away) {
+		bpf_map_update_elem(&off_since, &tid, &fresh, BPF_NOEXIST);
+		away = bpf_map_lookup_elem(&off_since, &tid);
+		if (!away)
+			return;
+	}
+	now = bpf_ktime_get_ns();
+	away->pid = pid;
 	/* Preempted, the task is still on the run queue whatever its state. */
 	if (preempt || prev_state == 0) {
-		away.woken = now;
-		away.state = LJ_OFFCPU_RUNQUEUE;
+		away->woken = now;
+		away->state = LJ_OFFCPU_RUNQUEUE;
+	} else {
+		away->woken = 0;
+		away->state = LJ_OFFCPU_BLOCKED;
 	}
-	out->offcpu_state = away.state;
-	away.stack = send_once(out);
-	bpf_map_update_elem(&off_since, &tid, &away, BPF_ANY);
+	if (walk_at_return) {
+		away->run_delay = prev->sched_info.run_delay;
+		away->stack = LJ_OFFCPU_NO_STACK;
+	} else if (vm) {
+		away->stack = walk_current(vm, pid, tid, away->state);
+	}
+	/* Last: the wakeup and the return take a period by it. */
+	away->since = now;
 }
 
 /* Adds ns to a stack's time; sends it when the map is full. */
@@ -243,33 +330,63 @@ static void add_time(__u64 stack, __u32 pid, __u32 state, __u64 ns)
 	}
 }
 
-static void switched_in(__u32 tid, __u64 now)
+/* A period off the CPU of ns, runqueue of them waiting for a CPU, is
+ * walked: always from period_ns on, else with probability ns / period_ns
+ * (a 32-bit random fraction of period_ns, which the reader keeps below
+ * 2^32). */
+static int chosen(__u64 ns)
 {
-	struct lj_offcpu_away *away = bpf_map_lookup_elem(&off_since, &tid);
-	__u64 ns, runqueue;
-
-	if (!away)
-		return;
-	/* Blocked, then woken and waiting for a CPU: two times of one stack. */
-	ns = now - away->since;
-	runqueue = away->woken ? now - away->woken : 0;
-	if (runqueue > ns)
-		runqueue = ns;
-	if (away->state == LJ_OFFCPU_BLOCKED && ns > runqueue)
-		add_time(away->stack, away->pid, LJ_OFFCPU_BLOCKED, ns - runqueue);
-	if (runqueue)
-		add_time(away->stack, away->pid, LJ_OFFCPU_RUNQUEUE, runqueue);
-	bpf_map_delete_elem(&off_since, &tid);
+	return ns >= period_ns || (((__u64)bpf_get_prandom_u32() * period_ns) >> 32) < ns;
 }
 
-/* A blocked thread made runnable: from now on it waits for a CPU. */
+/* Adds a period off the CPU of ns to a stack: blocked, then woken and
+ * waiting for a CPU runqueue ns, two times of one stack. A period shorter
+ * than period_ns, walked with probability ns / period_ns, weighs
+ * period_ns, split as it was. */
+static void add_period(const struct lj_offcpu_away *away, __u64 stack, __u64 ns, __u64 runqueue)
+{
+	if (away->state == LJ_OFFCPU_RUNQUEUE || runqueue > ns)
+		runqueue = ns;
+	if (walk_at_return && ns && ns < period_ns) {
+		runqueue = runqueue * period_ns / ns;
+		ns = period_ns;
+	}
+	if (ns > runqueue)
+		add_time(stack, away->pid, LJ_OFFCPU_BLOCKED, ns - runqueue);
+	if (runqueue)
+		add_time(stack, away->pid, LJ_OFFCPU_RUNQUEUE, runqueue);
+}
+
+/* Without sched_exit_tp: next, whose stack was walked as it left. */
+static void switched_in(const struct task_struct *next, __u64 now)
+{
+	__u32 tid = (__u32)next->pid;
+	struct lj_offcpu_away *away;
+
+	if (!maybe_profiled((__u32)next->tgid))
+		return;
+	away = bpf_map_lookup_elem(&off_since, &tid);
+	if (away && away->since) {
+		add_period(away, away->stack, now - away->since,
+			   away->woken ? now - away->woken : 0);
+		away->since = 0;
+	}
+}
+
+/* A blocked thread made runnable: from now on it waits for a CPU. Loaded
+ * only without sched_exit_tp: at the return, the kernel's own sum of the
+ * time the thread waited on a run queue says it (sched_info.run_delay,
+ * added as it arrives on the CPU), with no program at every wakeup. */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
 	__u32 tid = (__u32)p->pid;
-	struct lj_offcpu_away *away = bpf_map_lookup_elem(&off_since, &tid);
+	struct lj_offcpu_away *away;
 
-	if (away && !away->woken)
+	if (!maybe_profiled((__u32)p->tgid))
+		return 0;
+	away = bpf_map_lookup_elem(&off_since, &tid);
+	if (away && away->since && !away->woken)
 		away->woken = bpf_ktime_get_ns();
 	return 0;
 }
@@ -278,11 +395,39 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, __u64 preempt, struct task_struct *prev, struct task_struct *next,
 	     __u64 prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
-
 	/* The TASK_* bits are the low 32 of an unsigned int. */
-	switched_out(preempt & 0xff, prev_state & 0xffffffff, now);
-	switched_in((__u32)next->pid, now);
+	switched_out(prev, preempt & 0xff, prev_state & 0xffffffff);
+	if (!walk_at_return)
+		switched_in(next, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* The end of __schedule(), in the context of the thread that runs now
+ * (also a new thread's first run): back on the CPU, a VM thread's period
+ * off it is walked, or not (chosen()). Not loaded where the kernel has no
+ * sched_exit_tp (walk_at_return 0). */
+SEC("tp_btf/sched_exit_tp")
+int BPF_PROG(on_return)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ns, runqueue;
+	__u32 pid = id >> 32, tid = (__u32)id;
+	const struct lj_profile_vm *vm;
+	struct lj_offcpu_away *away;
+
+	if (!maybe_profiled(pid))
+		return 0;
+	away = bpf_map_lookup_elem(&off_since, &tid);
+	if (!away || !away->since)
+		return 0;
+	ns = bpf_ktime_get_ns() - away->since;
+	away->since = 0;
+	if (!chosen(ns))
+		return 0;
+	vm = current_vm(pid, tid);
+	if (!vm)
+		return 0;
+	runqueue = bpf_get_current_task_btf()->sched_info.run_delay - away->run_delay;
+	add_period(away, walk_current(vm, pid, tid, away->state), ns, runqueue);
 	return 0;
 }
 

@@ -4,9 +4,10 @@
  * a thread left the CPU, and the time off it summed in the kernel by
  * stack. Plain C, no libc, for both compilers.
  *
- * A switch out walks the thread's Lua frames and hashes what the reader
- * uses of the walk (lj_profile_sample.offcpu_stack); the sample itself is
- * sent only the first time its stack is seen. The time off the CPU is
+ * A walk of the thread's Lua frames (as it runs again, for the periods
+ * off the CPU chosen; offcpu.bpf.c) hashes what the reader uses of it
+ * (lj_profile_sample.offcpu_stack); the sample itself is sent only the
+ * first time its stack is seen. The time off the CPU is
  * added up per stack, process and state in a map the reader drains: a
  * process that leaves the CPU 100 000 times a second from the same few
  * places sends a few samples, not 100 000.
@@ -38,16 +39,18 @@ struct lj_offcpu_key {
  * reader takes the difference from what it read last. */
 struct lj_offcpu_time {
 	u64 ns;
-	u64 switches; /* the times off the CPU summed */
+	u64 switches; /* the periods off the CPU walked and summed */
 };
 
-/* A thread off the CPU whose switch out was walked (by tid): since when,
- * since when it is runnable again (0: blocked still), and where. */
+/* A VM thread off the CPU (by tid): since when (0: back on it), since
+ * when it is runnable again (0: blocked still), and, walked as it left
+ * (kernels without sched_exit_tp), where. */
 struct lj_offcpu_away {
 	u64 since; /* bpf_ktime_get_ns() */
 	u64 woken;
-	u64 stack; /* lj_profile_sample.offcpu_stack */
-	u32 state; /* enum lj_offcpu_state at the switch out */
+	u64 stack;     /* lj_profile_sample.offcpu_stack */
+	u64 run_delay; /* the task's sched_info.run_delay as it left */
+	u32 state;     /* enum lj_offcpu_state at the switch out */
 	u32 pid;
 };
 

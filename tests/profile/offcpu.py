@@ -10,11 +10,17 @@ Usage: offcpu.py LJCORE LUAJIT MODE [SECONDS]
   MODE wall: testdata/profile/offcpu_wall.lua spins and blocks by turns, writing its own
     CPU and wall-clock seconds to a side file; the share of [on-cpu] time in the profile
     must be within 5 points of the share its clocks measured over the same seconds.
+  MODE total: testdata/profile/offcpu_sleep.lua, told to start once the profiler samples,
+    sleeps 20 ms at a time, then 200 us at a time (shorter than the 1 ms --off-cpu-period:
+    sampled), then past the profile's end; the profile's time off the CPU, blocked and
+    runqueue, must be the time the script measured itself off it within 10%: from its start
+    to the profile's end, less the CPU it used.
 Exit: 0 pass, 1 fail, 77 skip (no such LuaJIT build, or the kernel refuses BPF).
 """
 import gzip
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,6 +104,70 @@ def check_off_cpu(ljcore, luajit, seconds, tmp):
         fail("the pprof profile's sample type is not off-cpu nanoseconds")
 
 
+def wait_sampling(pid):
+    """Until the profiler waits for its samples (epoll_wait or epoll_pwait), past loading
+    its programs: on a loaded machine the verifier may take longer than the work."""
+    for _ in range(1200):
+        try:
+            with open("/proc/%d/syscall" % pid) as f:
+                call = f.read().split()[0]
+        except (OSError, IndexError):
+            return
+        if call in ("232", "281"):
+            return
+        time.sleep(0.05)
+
+
+def check_total(ljcore, luajit, seconds, tmp):
+    proc = subprocess.Popen([luajit, os.path.join(SCRIPTS, "offcpu_sleep.lua")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    out = tmp + "/total.folded"
+    try:
+        time.sleep(0.5)  # past start-up
+        prof = subprocess.Popen([ljcore, "profile", "--pid", str(proc.pid), "--off-cpu",
+                                 "--duration", "60", "-o", out], stderr=subprocess.PIPE)
+        wait_sampling(prof.pid)
+        try:
+            proc.stdin.write(b"start\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            fail("the script exited before it was told to start")
+        time.sleep(seconds)
+        # The profile ends about now: each thread still off the CPU counts until then.
+        end = time.monotonic()
+        prof.send_signal(signal.SIGINT)
+        err = prof.communicate(timeout=60)[1].decode(errors="replace")
+        if prof.returncode == 4:
+            skip("the kernel refuses to sample here: " + err.strip().splitlines()[0])
+        if prof.returncode not in (0, 1):
+            fail("ljcore profile --off-cpu exited with %d: %s" % (prof.returncode, err))
+        print(err.rstrip())
+    finally:
+        proc.kill()
+        proc.wait()
+    line = proc.stdout.readline().decode()  # written before its last sleep, if it got there
+    try:
+        t0, cpu0, t1, cpu1 = map(float, line.split())
+    except ValueError:
+        fail("the script did not say its times in %.1f s: %r" % (seconds, line))
+    if t1 > end:
+        fail("the script's sleeps outlasted the profile (%.2f s)" % seconds)
+    expected = (end - t0) - (cpu1 - cpu0)
+    total = 0
+    by = {"sleep_long": 0, "sleep_short": 0, "elsewhere": 0}
+    for frames, ns in folded(out):
+        if not frames[0].startswith("[off-cpu: "):
+            fail("a stack without its off-CPU root: " + ";".join(frames))
+        total += ns
+        name = next((n for n in by if any(f.startswith(n + " ") for f in frames)), "elsewhere")
+        by[name] += ns
+    print("off the CPU: %.3f s profiled (%s), %.3f s by the script's clocks" %
+          (total / 1e9, ", ".join("%s %.3f s" % (k, v / 1e9) for k, v in by.items()), expected))
+    if abs(total / 1e9 - expected) > 0.1 * expected:
+        fail("the profile has %.3f s off the CPU, the script was off it %.3f s" %
+             (total / 1e9, expected))
+
+
 def clock_share(path, start, end):
     """The CPU's share of [start, end] (CLOCK_MONOTONIC) by the script's own lines."""
     with open(path) as f:
@@ -149,6 +219,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "off-cpu":
             check_off_cpu(ljcore, luajit, seconds, tmp)
+        elif mode == "total":
+            check_total(ljcore, luajit, seconds, tmp)
         else:
             check_wall(ljcore, luajit, seconds, tmp)
     print("ok")

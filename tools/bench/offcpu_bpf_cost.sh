@@ -18,7 +18,7 @@ stats() {
   bpftool prog show -j | python3 -c '
 import json, sys
 for p in json.load(sys.stdin):
-    if p.get("name") in ("on_switch", "on_wakeup"):
+    if p.get("name") in ("on_switch", "on_wakeup", "on_return"):
         print(p["id"], p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))' | sort -n
 }
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
@@ -43,7 +43,7 @@ ticks=$(($(cpu_ticks "$prof") - ticks))
 kill -INT "$prof"
 wait "$prof" || true
 {
-  read -r secs n <offcpu_cost_work.out
+  read -r secs n _ <offcpu_cost_work.out
   echo "$n round trips in $secs s under --off-cpu, ${SPIN:-0} loop steps between them"
   join offcpu_cost.before offcpu_cost.after | awk -v n="$n" '
     { printf "%-10s %9d runs %8.0f ns a run  %6.0f ns per round trip\n", $2, $7 - $4,

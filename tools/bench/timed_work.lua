@@ -10,9 +10,10 @@ int usleep(unsigned usec);
 
 local timed = {}
 
-function timed.now()
+-- Seconds of CLOCK_MONOTONIC, or of the clock given.
+function timed.now(clock)
   local ts = ffi.new("struct timespec")
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  ffi.C.clock_gettime(clock or 1, ts) -- CLOCK_MONOTONIC
   return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
 end
 
