@@ -1,5 +1,6 @@
 #include "analyzer/session.h"
 
+#include "analyzer/locate/derived_once.h"
 #include "readers/proc_memory.h"
 
 namespace ljcore {
@@ -40,6 +41,9 @@ Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &
 
 Expected<LiveSession> open_live(int32_t pid)
 {
+	// Reading LuaJIT's code takes milliseconds: from its file, while the
+	// process still runs, not in the window it is stopped for.
+	derive_before_stopping(pid);
 	auto process = LiveProcess::attach(pid);
 	if (!process)
 		return std::unexpected(process.error());

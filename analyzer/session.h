@@ -33,7 +33,9 @@ Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &
 				     const Memory &process_memory);
 
 // A process attached for reading, with its native unwinder; its threads run
-// again on process->resume() or when this goes away.
+// again on process->resume() or when this goes away. What of its files can
+// be read while it runs (the layout LuaJIT's code shows) is read before it
+// is stopped.
 struct LiveSession {
 	std::unique_ptr<LiveProcess> process;
 	std::unique_ptr<NativeSession> native;

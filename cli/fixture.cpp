@@ -71,7 +71,8 @@ json fixture_view(const Analysis &a)
 	v["vms"] = full["vms"];
 	for (size_t i = 0; i < v["vms"].size(); i++) {
 		json &vm = v["vms"][i];
-		for (const char *name : {"found_by", "threads", "checks", "layout_source"}) {
+		for (const char *name :
+		     {"found_by", "threads", "checks", "layout_source", "layout_origin"}) {
 			vm.erase(name);
 			vm.erase(std::string(name) + "_hex");
 		}

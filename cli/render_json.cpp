@@ -114,6 +114,7 @@ void vm_json(JsonWriter &w, const VmResult &vm)
 	w.key("layout").value(vm.layout);
 	if (vm.layout_matches_version)
 		w.key("layout_matches_version").value(*vm.layout_matches_version);
+	w.key("layout_origin").value(vm.layout_origin);
 	w.key("layout_source").value(vm.layout_source);
 	w.key("main_thread").value(hex(vm.main_thread));
 	// Only in an nginx worker's VM.

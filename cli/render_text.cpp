@@ -1,4 +1,5 @@
 // The human-readable report.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string.h>
@@ -188,6 +189,20 @@ void vm_header(std::ostream &out, const VmResult &vm)
 		    << ", client: " << printable(r.client) << "\n";
 }
 
+// --explain: each offset of a VM's layout and where it came from.
+void layout_fields(std::ostream &out, const VmResult &vm)
+{
+	out << "\nlayout of VM " << hex_address(vm.global_state) << ": " << printable(vm.layout)
+	    << " (" << printable(vm.layout_origin) << ")\n";
+	for (auto &f : vm.layout_fields) {
+		std::string name = f.name;
+		name.resize(std::max<size_t>(name.size(), 16), ' ');
+		std::string value = std::to_string(f.value);
+		value.insert(0, value.size() < 6 ? 6 - value.size() : 0, ' ');
+		out << "  " << name << value << "  " << printable(f.source) << "\n";
+	}
+}
+
 // "process 123 (luajit app.lua), SIGSEGV at 0x..., x86_64"
 void process_line(std::ostream &out, const Analysis &a)
 {
@@ -280,6 +295,8 @@ void render_text(std::ostream &out, const Analysis &a, const RenderOptions &o)
 		}
 	}
 	if (o.explain) {
+		for (auto &vm : a.vms)
+			layout_fields(out, vm);
 		out << "\nhow the VMs were looked for:\n";
 		for (auto &e : a.diagnostics.evidence())
 			out << "  " << printable(e) << "\n";

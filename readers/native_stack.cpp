@@ -47,6 +47,22 @@ Expected<std::unique_ptr<NativeSession>> NativeSession::open_live(const LiveProc
 	return s;
 }
 
+Expected<std::unique_ptr<NativeSession>> NativeSession::open_modules(int32_t pid)
+{
+	std::unique_ptr<NativeSession> s(new NativeSession());
+	s->dwfl_ = dwfl_begin(&live_dwfl_callbacks);
+	if (!s->dwfl_)
+		return fail(std::string("dwfl_begin: ") + dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl_);
+	// Reads /proc/PID/maps only: no ptrace.
+	if (dwfl_linux_proc_report(s->dwfl_, pid) != 0 ||
+	    dwfl_report_end(s->dwfl_, nullptr, nullptr) != 0)
+		return fail("process " + std::to_string(pid) +
+			    ": reporting modules: " + dwfl_errmsg(-1));
+	s->attach_error_ = "the process is not stopped";
+	return s;
+}
+
 NativeSession::~NativeSession()
 {
 	if (sample_dwfl_)

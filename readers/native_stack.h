@@ -64,6 +64,11 @@ public:
 	static Expected<std::unique_ptr<NativeSession>> open_core(const ElfCore &core);
 	// The process must stay ptrace-stopped while the session unwinds.
 	static Expected<std::unique_ptr<NativeSession>> open_live(const LiveProcess &process);
+	// A running process's modules as /proc/PID/maps lists them, for their
+	// symbols, files and DWARF only: nothing stops pid, so nothing is
+	// unwound (the unwinders say so). What ljcore reads of a process's
+	// files before stopping it.
+	static Expected<std::unique_ptr<NativeSession>> open_modules(int32_t pid);
 	~NativeSession();
 	NativeSession(const NativeSession &) = delete;
 	NativeSession &operator=(const NativeSession &) = delete;
@@ -106,7 +111,7 @@ private:
 	NativeSession() = default;
 	Dwfl *dwfl_ = nullptr;
 	Arch arch_ = Arch::x86_64;
-	const Target *target_ = nullptr; // the memory unwind_from() reads
+	const Target *target_ = nullptr; // the memory unwind_from() reads; none for open_modules
 	const ElfCore *core_ = nullptr;  // set for a core, else live
 	bool attached_ = false;
 	bool from_registers_ = false; // unwind() through unwind_from()

@@ -144,6 +144,10 @@ NativeStack NativeSession::unwind_from(int32_t tid, uint64_t pc,
 {
 	NativeStack stack;
 	stack.tid = tid;
+	if (!target_) {
+		stack.stop_reason = "cannot unwind: " + attach_error_;
+		return stack;
+	}
 	std::unique_ptr<Dwfl, void (*)(Dwfl *)> dwfl(
 		dwfl_begin(core_ ? &core_dwfl_callbacks : &live_dwfl_callbacks), dwfl_end);
 	if (!dwfl) {
@@ -171,6 +175,10 @@ NativeStack NativeSession::unwind_sample(int32_t tid, const ThreadRegs &regs,
 	out.tid = tid;
 	if (core_ || arch_ != Arch::x86_64) {
 		out.stop_reason = "samples are unwound on live x86_64 processes only";
+		return out;
+	}
+	if (!target_) {
+		out.stop_reason = "cannot unwind: " + attach_error_;
 		return out;
 	}
 	if (!sample_dwfl_ && sample_error_.empty()) {

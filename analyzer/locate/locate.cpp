@@ -54,6 +54,48 @@ void explain_none(const std::optional<Rejection> &closest, size_t layouts, ScanM
 		     " (--explain tells more)");
 }
 
+// What the VM at c.g has under c's layout and not under another: the
+// checks that rank layouts which fit one g (vm_locator.h add_candidate).
+std::string explained_only_by(const VmCandidate &c, const VmCandidate &other)
+{
+	std::string what;
+	auto add = [&](bool has, const char *check) {
+		if (has)
+			what += (what.empty() ? "" : ", ") + std::string(check);
+	};
+	add(c.dispatch_ok && !other.dispatch_ok, "the dispatch table in place");
+	add(c.cur_l_ok && !other.cur_l_ok, "a live g->cur_L");
+	add(c.gg_chunk == VmCandidate::ChunkFit::fits &&
+		    other.gg_chunk != VmCandidate::ChunkFit::fits,
+	    "GG_State's allocation of its size");
+	return what;
+}
+
+// A VM read with a built-in table though layouts were derived from its
+// code, which come first: why each of those was refused, for --explain.
+void explain_refused_derived(const Target &target, const VmCandidate &c, const LayoutSet &set,
+			     Diagnostics &diag)
+{
+	if (set.origin_of(c.layout) != LayoutOrigin::table)
+		return;
+	for (const CodeLayout &d : set.from_code) {
+		Vm vm(target, d.layout, c.g);
+		std::string why;
+		auto checked = check_global_state(vm, c.found_by);
+		if (!checked) {
+			why = checked.error().message;
+		} else if (auto misread = frames_misread(vm)) {
+			why = "its frames do not read: " + *misread;
+		} else {
+			std::string only = explained_only_by(c, *checked);
+			why = only.empty() ? "it fits g too, but did not lead to it"
+					   : "the table explains more: " + only;
+		}
+		diag.evidence("g " + luajit_pointer(c.g) + ": layout " + d.name + " (" + d.source +
+			      ") refused: " + why + "; read with the table " + c.layout->name);
+	}
+}
+
 } // namespace
 
 std::vector<VmCandidate> locate_with(const Target &target, const NativeSession &native,
@@ -105,17 +147,8 @@ LocatedVms locate_vms(const Target &target, const NativeSession &native,
 		diag.evidence(std::string("layout candidate: ") + ly->name);
 	std::optional<Rejection> closest;
 	out.vms = locate_with(target, native, stacks, scan, order, diag, closest);
-	// No table fits a build without DWARF: what its own code shows. Only
-	// now, for reading code loads LLVM, which costs more than the rest.
-	if (out.vms.empty() && layout == LayoutChoice::automatic && !out.layouts.dwarf) {
-		auto derived = derive_candidates(native, target.arch(), false, out.layouts, diag);
-		for (auto *ly : derived)
-			diag.evidence(std::string("layout candidate: ") + ly->name);
-		if (!derived.empty())
-			out.vms = locate_with(target, native, stacks,
-					      scan == ScanMode::never ? scan : ScanMode::automatic,
-					      derived, diag, closest);
-	}
+	for (const VmCandidate &c : out.vms)
+		explain_refused_derived(target, c, out.layouts, diag);
 	if (out.vms.empty())
 		explain_none(closest, out.layouts.order.size(), scan, diag);
 	return out;
@@ -145,8 +178,11 @@ VmResult describe_vm(const Target &target, const VmCandidate &c, const LayoutSet
 	if (!v.threads.empty())
 		v.tid = v.threads.front();
 	v.layout_source = layouts.source_of(c.layout);
-	// A layout of DWARF that no table equals has no version to match.
-	if (c.layout != layouts.dwarf || layouts.dwarf_is_table)
+	v.layout_origin = origin_name(layouts.origin_of(c.layout));
+	v.layout_fields = layouts.fields_of(c.layout);
+	// A layout no table equals (of DWARF, or derived) has no version to
+	// match.
+	if (layouts.is_table(c.layout))
 		compare_with_hint(layouts.version, v, diag);
 	GlobalState g(vm);
 	v.main_thread = g.mainthread().value_or(0);

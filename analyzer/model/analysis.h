@@ -102,6 +102,15 @@ struct ThreadResult {
 	std::vector<LuaRun> lua_runs;
 };
 
+// One offset of a VM's layout and its source: "DWARF", the instruction
+// the code showed it at ("lua_close+0x31"), "moved with g_mainthref" or
+// "table <name>".
+struct LayoutField {
+	std::string name; // the lj_layout member: "L_base"
+	uint64_t value = 0;
+	std::string source;
+};
+
 struct VmResult {
 	uint64_t global_state = 0; // global_State *
 	uint64_t main_thread = 0;
@@ -109,7 +118,10 @@ struct VmResult {
 	std::string found_by;            // how G was found
 	std::vector<std::string> checks; // consistency checks it passed
 	std::string layout;              // the layout's name (a built-in table's, or "from DWARF")
-	std::string layout_source;       // "built-in table" or "DWARF of <module>"
+	std::string layout_source;       // "built-in table", "DWARF of <module>", "code of ..."
+	std::string layout_origin;       // "dwarf", "derived" or "table"
+	// Each field of the layout with where it came from (--explain).
+	std::vector<LayoutField> layout_fields;
 	// Whether the layout is one the version string names, when it names
 	// any (Analysis::version_string): a hint only, memory decided.
 	std::optional<bool> layout_matches_version;
