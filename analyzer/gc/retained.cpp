@@ -40,6 +40,10 @@ constexpr size_t path_ends = 100;
 constexpr uint32_t max_batch = 1 << 16;
 constexpr uint32_t min_shared_batch = 32;
 constexpr uint32_t chunks_per_batch = 64, max_chunk = 256;
+// The object this many nodes ahead is asked for while one is read: the
+// nodes of a batch are spread over the heap, and a read waiting for
+// memory is most of a small object's cost.
+constexpr Node prefetch_distance = 8;
 
 using CtypeSizes = std::unordered_map<uint16_t, uint32_t>;
 
@@ -141,14 +145,12 @@ struct RetainedHeap::Graph {
 
 	// Every array costs 4 bytes an object, and the heaps this is for
 	// hold tens of millions: the arrays only the dominators need are
-	// freed before the ones only the answers need are made, and what
-	// one array can be rebuilt from (object_of from node_of) is.
+	// freed before the ones only the answers need are made.
 	//
-	// By object index (address order): its node, or none; only until
-	// the dominators are found (nodes_of() searches object_of then).
+	// By object index (address order): its node, or none; only while
+	// the search numbers the nodes (nodes_of() searches object_of).
 	gc::BigArray<Node> node_of;
-	// By node: its object index (the order of the search while it
-	// runs; rebuilt once the successor lists are gone), breadth-first
+	// By node: its object index (the order of the search), breadth-first
 	// parent (a root's is roots; bfs_parents.h), successors,
 	// dominator, retained bytes (shallow ones until accumulate()) and
 	// objects.
@@ -383,11 +385,22 @@ struct RetainedHeap::Graph::Reader {
 			problem(from, "unreadable: " + fields.miss().reason + " at " +
 					      luajit_pointer(fields.miss().addr));
 			bytes = 0;
-		} else {
+		} else if (gct != LJ_TTAB || !childless_table()) {
 			refs.visit(from, gct);
 		}
 		out->bytes.push_back(bytes);
 		out->ends.push_back(out->targets.size());
+	}
+
+	// A table with no metatable, array slots or hash nodes references
+	// nothing (lj_gc.c gc_traverse_tab). Told from its header, read in
+	// place already, where ObjectRefs would read it again: most tables
+	// of a big heap are such.
+	bool childless_table()
+	{
+		return !fields.ref(g.ly.tab_metatable, g.ly.ptrsize) &&
+		       !fields.at<uint32_t>(g.ly.tab_asize) &&
+		       !fields.at<uint32_t>(g.ly.tab_hmask) && !fields.failed();
 	}
 
 	// A reference of from's to target: its object's index, or what
@@ -536,16 +549,19 @@ void RetainedHeap::Graph::build()
 		const size_t chunks = (batch + chunk - 1) / chunk;
 		if (found.size() < chunks)
 			found.resize(chunks);
-		gc::share_chunks(chunks, two && batch >= min_shared_batch,
-				 [&](size_t c, unsigned worker) {
-					 Reader &r = *readers[worker];
-					 r.out = &found[c];
-					 r.out->clear();
-					 const Node first = n + Node(c) * chunk;
-					 const Node end = std::min<Node>(first + chunk, n + batch);
-					 for (Node k = first; k < end; k++)
-						 r.visit(k);
-				 });
+		gc::share_chunks(
+			chunks, two && batch >= min_shared_batch, [&](size_t c, unsigned worker) {
+				Reader &r = *readers[worker];
+				r.out = &found[c];
+				r.out->clear();
+				const Node first = n + Node(c) * chunk;
+				const Node end = std::min<Node>(first + chunk, n + batch);
+				for (Node k = first; k < end; k++) {
+					if (k + prefetch_distance < end)
+						r.fields.prefetch(address(k + prefetch_distance));
+					r.visit(k);
+				}
+			});
 		for (size_t c = 0; c < chunks; c++)
 			add(found[c], n + Node(c) * chunk);
 		n += batch;
@@ -582,18 +598,24 @@ GcType RetainedHeap::Graph::type(Node n) const
 	return gc_type(*gct, lua_function);
 }
 
-// Each node's bytes added to its dominator's, the deepest first: the
-// dominator of n is numbered below n.
+// Each node's bytes and objects added to its dominator's, the deepest
+// first: the dominator of n is numbered below n. The two sums are apart,
+// one on each thread.
 void RetainedHeap::Graph::accumulate()
 {
-	count.assign(node_count, 1);
-	for (Node n = node_count - 1; n > 0; n--) {
-		if (idom[n] == none)
-			continue;
-		set_bytes(idom[n], bytes(idom[n]) + bytes(n));
-		count[idom[n]] += count[n];
-	}
-	count[roots]--; // node 0 is no object
+	gc::share_chunks(2, std::thread::hardware_concurrency() >= 2, [&](size_t sum, unsigned) {
+		if (sum == 0) {
+			for (Node n = node_count - 1; n > 0; n--)
+				if (idom[n] != none)
+					set_bytes(idom[n], bytes(idom[n]) + bytes(n));
+			return;
+		}
+		count.assign(node_count, 1);
+		for (Node n = node_count - 1; n > 0; n--)
+			if (idom[n] != none)
+				count[idom[n]] += count[n];
+		count[roots]--; // node 0 is no object
+	});
 }
 
 // The step of a path from node from to each of the objects of to: the
@@ -655,17 +677,12 @@ RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool ob
 	g_->complete = objects_complete;
 	Graph &g = *g_;
 	g.build();
-	// Not needed by the dominators, and node_of holds it inverted.
-	release(g.object_of);
-	g.find_dominators();
-	// The successor lists are only needed for the dominators, and one
-	// of node_of and object_of for the answers.
-	g.succ = {};
-	g.object_of.assign(g.node_count, 0);
-	for (uint32_t i = 0; i < g.objects.size(); i++)
-		if (g.node_of[i] != none)
-			g.object_of[g.node_of[i]] = i;
+	// Only the search numbering the nodes needs it; object_of holds it
+	// inverted.
 	release(g.node_of);
+	g.find_dominators();
+	// Only the dominators need them.
+	g.succ = {};
 	g.accumulate();
 	if (g.stale_slots || g.dead_objects)
 		g.diagnostics.note(
@@ -833,17 +850,16 @@ std::map<std::string, uint64_t> RetainedHeap::retained_by_prefix() const
 {
 	// The children of each named node on the shortest paths, labelled
 	// with one visit of the named node.
-	std::vector<bool> named(nodes());
-	for (const auto &[n, name] : g_->named)
-		named[n] = true;
 	std::unordered_map<Node, std::unordered_set<uint64_t>> children;
 	std::unordered_map<uint64_t, Node> node_at;
-	g_->parents.for_each([&](Node k, Node p) {
-		if (p != roots && named[p] && !named[k]) {
-			children[p].insert(address(k));
-			node_at.emplace(address(k), k);
-		}
-	});
+	for (const auto &[p, name] : g_->named) {
+		const auto [first, end] = g_->parents.children(p);
+		for (Node k = first; k < end; k++)
+			if (!g_->named.count(k)) {
+				children[p].insert(address(k));
+				node_at.emplace(address(k), k);
+			}
+	}
 	std::map<std::string, uint64_t> out;
 	for (const auto &[p, kids] : children) {
 		const std::string &name = g_->named.at(p);
