@@ -122,6 +122,12 @@ GcType gc_type(uint8_t gct, bool lua_function)
 	}
 }
 
+// Whether work apart is worth a second thread.
+bool two_cpus()
+{
+	return std::thread::hardware_concurrency() >= 2;
+}
+
 // Frees v's memory (v = {} keeps it: that assigns an empty list).
 template <typename T> void release(gc::BigArray<T> &v)
 {
@@ -527,7 +533,7 @@ void RetainedHeap::Graph::build()
 	for (size_t k = 0; k < later.size(); k++)
 		succ.add(roots);
 	// Worker 0 reads on this thread, 1 on the other.
-	const bool two = vm.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2;
+	const bool two = vm.memory().concurrent_reads() && two_cpus();
 	std::unique_ptr<Reader> readers[2] = {std::make_unique<Reader>(*this),
 					      two ? std::make_unique<Reader>(*this) : nullptr};
 	std::vector<Found> found;
@@ -603,14 +609,13 @@ GcType RetainedHeap::Graph::type(Node n) const
 // one on each thread.
 void RetainedHeap::Graph::accumulate()
 {
-	gc::share_chunks(2, std::thread::hardware_concurrency() >= 2, [&](size_t sum, unsigned) {
+	gc::share_chunks(2, two_cpus(), [&](size_t sum, unsigned) {
 		if (sum == 0) {
 			for (Node n = node_count - 1; n > 0; n--)
 				if (idom[n] != none)
 					set_bytes(idom[n], bytes(idom[n]) + bytes(n));
 			return;
 		}
-		count.assign(node_count, 1);
 		for (Node n = node_count - 1; n > 0; n--)
 			if (idom[n] != none)
 				count[idom[n]] += count[n];
@@ -680,7 +685,15 @@ RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool ob
 	// Only the search numbering the nodes needs it; object_of holds it
 	// inverted.
 	release(g.node_of);
-	g.find_dominators();
+	// The dominators on one thread; the other meanwhile faults in the
+	// array accumulate() counts retained objects in (in a VM, a page's
+	// first touch costs more than the rest of its use here).
+	gc::share_chunks(2, two_cpus(), [&](size_t job, unsigned) {
+		if (job == 0)
+			g.find_dominators();
+		else
+			g.count.assign(g.node_count, 1);
+	});
 	// Only the dominators need them.
 	g.succ = {};
 	g.accumulate();
