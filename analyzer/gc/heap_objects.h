@@ -20,6 +20,7 @@ class HeapObjects {
 public:
 	static constexpr uint32_t none = UINT32_MAX;
 
+	HeapObjects() = default; // no objects
 	// At most none - 1 of addrs are kept: more than a heap can hold.
 	explicit HeapObjects(BigArray<uint64_t> addrs);
 

@@ -137,9 +137,19 @@ template <typename T> void release(gc::BigArray<T> &v)
 } // namespace
 
 struct RetainedHeap::Graph {
-	Graph(const Vm &v, gc::BigArray<uint64_t> addrs)
-	    : vm(v), ly(v.layout()), objects(std::move(addrs))
+	// The objects indexed on this thread while the other faults in
+	// room for the retained bytes of all of them (most are reachable):
+	// in a VM, a page's first touch costs more than the rest of its use
+	// here.
+	Graph(const Vm &v, gc::BigArray<uint64_t> addrs) : vm(v), ly(v.layout())
 	{
+		const size_t listed = addrs.size();
+		gc::share_chunks(2, two_cpus(), [&](size_t job, unsigned) {
+			if (job == 0)
+				objects = gc::HeapObjects(std::move(addrs));
+			else
+				retained.assign(listed + 1, 0);
+		});
 	}
 
 	const Vm &vm;
@@ -475,7 +485,6 @@ void RetainedHeap::Graph::add(Found &found, Node first)
 		const Node n = first + Node(k);
 		succ.end_list(); // n - 1's
 		parents.visit_next();
-		retained.push_back(0);
 		set_bytes(n, found.bytes[k]);
 		for (; e < found.ends[k]; e++)
 			succ.add(node(found.targets[e]));
@@ -505,7 +514,6 @@ void RetainedHeap::Graph::build()
 	// Most objects are reachable: room for all of them at once, not
 	// copies of the arrays each time they double.
 	object_of.reserve(objects.size() + 1);
-	retained.reserve(objects.size() + 1);
 	object_of.push_back(0); // the roots together
 	// As gc --paths: what the heap holds first, from _G, package.loaded
 	// (no root of the GC's, but reachable from the registry) and the
@@ -537,7 +545,6 @@ void RetainedHeap::Graph::build()
 	std::unique_ptr<Reader> readers[2] = {std::make_unique<Reader>(*this),
 					      two ? std::make_unique<Reader>(*this) : nullptr};
 	std::vector<Found> found;
-	retained.push_back(0);
 	bool later_added = false;
 	for (Node n = 1;;) {
 		if (n == object_of.size() && !later_added) {
@@ -574,7 +581,7 @@ void RetainedHeap::Graph::build()
 	}
 	while (succ.lists() < object_of.size())
 		succ.end_list();
-	retained.resize(object_of.size(), 0);
+	retained.resize(object_of.size());
 	node_count = Node(object_of.size());
 }
 

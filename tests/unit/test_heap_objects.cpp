@@ -63,9 +63,11 @@ TEST_CASE("heap objects: duplicates once, and none at all")
 	HeapObjects twice({0x1000, 0x1000, 0x2000});
 	CHECK(twice.size() == 2);
 	CHECK(twice.find(0x2000) == 1);
-	HeapObjects empty({});
-	CHECK(empty.size() == 0);
-	CHECK(empty.find(0x1000) == HeapObjects::none);
+	for (const HeapObjects &empty :
+	     {HeapObjects(ljcore::gc::BigArray<uint64_t>{}), HeapObjects()}) {
+		CHECK(empty.size() == 0);
+		CHECK(empty.find(0x1000) == HeapObjects::none);
+	}
 }
 
 // As LuaJIT's lists give them: a few runs in order either way (merged), or
