@@ -4,11 +4,13 @@
 // for parent, so the parents of nodes 1, 2... never decrease. Kept as a
 // unary code, a one for each node found and a zero for each visit begun,
 // in a quarter of a byte a node where an array of parents takes four; the
-// count of ones before each block of bits finds a node's one with a binary
-// search and a few popcounts.
+// count of ones before each block of bits finds a node's one (its parent)
+// or the zero of its visit (its children) with a binary search and a few
+// popcounts.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ljcore::gc {
@@ -22,20 +24,19 @@ public:
 	void found() { push_bit(true); }
 	// After the search: the parent of node n, 1 <= n <= the nodes found.
 	uint32_t parent(uint32_t n) const;
-	// f(n, parent of n) for every node found, in order.
-	template <typename F> void for_each(F &&f) const
+	// The nodes node p found, first to last: [first, end) (empty when
+	// first == end), numbered in a row as they were found.
+	std::pair<uint32_t, uint32_t> children(uint32_t p) const
 	{
-		uint32_t node = 0, parent = 0;
-		for (uint64_t b = 0; b < size_; b++) {
-			if (bits_[b >> 6] >> (b & 63) & 1)
-				f(++node, parent);
-			else
-				parent++;
-		}
+		return {first_child(p), first_child(p + 1)};
 	}
 
 private:
 	static constexpr unsigned block_words = 8;
+
+	// The first node p found, or would have: one more than the nodes
+	// found before its visit began.
+	uint32_t first_child(uint32_t p) const;
 
 	void push_bit(bool one)
 	{

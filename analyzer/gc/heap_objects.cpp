@@ -103,7 +103,7 @@ bool HeapObjects::pack_dense(const BigArray<uint64_t> &addrs, uint64_t span)
 	uint64_t ones = 0;
 	for (uint64_t w = 0; w < words; w++) {
 		ones_before_[w] = uint32_t(ones);
-		ones += uint64_t(std::popcount(starts_[w]));
+		ones += count_ones(starts_[w]);
 	}
 	if (ones >= none) { // more than a heap can hold: sorted and cut
 		BigArray<uint64_t>().swap(starts_);

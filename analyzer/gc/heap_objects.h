@@ -16,10 +16,26 @@
 
 namespace ljcore::gc {
 
+// The ones in v. find() counts them once a reference, and std::popcount
+// is a call into libgcc where x86-64's baseline has no popcnt
+// instruction: there, the sum of bits in ever wider fields, inline.
+inline unsigned count_ones(uint64_t v)
+{
+#if defined(__x86_64__) && !defined(__POPCNT__)
+	v -= (v >> 1) & 0x5555555555555555;
+	v = (v & 0x3333333333333333) + ((v >> 2) & 0x3333333333333333);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0f;
+	return unsigned((v * 0x0101010101010101) >> 56);
+#else
+	return unsigned(std::popcount(v));
+#endif
+}
+
 class HeapObjects {
 public:
 	static constexpr uint32_t none = UINT32_MAX;
 
+	HeapObjects() = default; // no objects
 	// At most none - 1 of addrs are kept: more than a heap can hold.
 	explicit HeapObjects(BigArray<uint64_t> addrs);
 
@@ -43,8 +59,7 @@ public:
 			const uint64_t bits = starts_[word];
 			if (!(bits >> bit & 1))
 				return none;
-			return ones_before_[word] +
-			       uint32_t(std::popcount(bits & ((uint64_t(1) << bit) - 1)));
+			return ones_before_[word] + count_ones(bits & ((uint64_t(1) << bit) - 1));
 		}
 		uint64_t b = (addr - address(0)) >> shift_;
 		uint32_t lo = buckets_[b], hi = buckets_[b + 1];

@@ -40,6 +40,10 @@ constexpr size_t path_ends = 100;
 constexpr uint32_t max_batch = 1 << 16;
 constexpr uint32_t min_shared_batch = 32;
 constexpr uint32_t chunks_per_batch = 64, max_chunk = 256;
+// The object this many nodes ahead is asked for while one is read: the
+// nodes of a batch are spread over the heap, and a read waiting for
+// memory is most of a small object's cost.
+constexpr Node prefetch_distance = 8;
 
 using CtypeSizes = std::unordered_map<uint16_t, uint32_t>;
 
@@ -118,6 +122,12 @@ GcType gc_type(uint8_t gct, bool lua_function)
 	}
 }
 
+// Whether work apart is worth a second thread.
+bool two_cpus()
+{
+	return std::thread::hardware_concurrency() >= 2;
+}
+
 // Frees v's memory (v = {} keeps it: that assigns an empty list).
 template <typename T> void release(gc::BigArray<T> &v)
 {
@@ -127,9 +137,19 @@ template <typename T> void release(gc::BigArray<T> &v)
 } // namespace
 
 struct RetainedHeap::Graph {
-	Graph(const Vm &v, gc::BigArray<uint64_t> addrs)
-	    : vm(v), ly(v.layout()), objects(std::move(addrs))
+	// The objects indexed on this thread while the other faults in
+	// room for the retained bytes of all of them (most are reachable):
+	// in a VM, a page's first touch costs more than the rest of its use
+	// here.
+	Graph(const Vm &v, gc::BigArray<uint64_t> addrs) : vm(v), ly(v.layout())
 	{
+		const size_t listed = addrs.size();
+		gc::share_chunks(2, two_cpus(), [&](size_t job, unsigned) {
+			if (job == 0)
+				objects = gc::HeapObjects(std::move(addrs));
+			else
+				retained.assign(listed + 1, 0);
+		});
 	}
 
 	const Vm &vm;
@@ -141,14 +161,12 @@ struct RetainedHeap::Graph {
 
 	// Every array costs 4 bytes an object, and the heaps this is for
 	// hold tens of millions: the arrays only the dominators need are
-	// freed before the ones only the answers need are made, and what
-	// one array can be rebuilt from (object_of from node_of) is.
+	// freed before the ones only the answers need are made.
 	//
-	// By object index (address order): its node, or none; only until
-	// the dominators are found (nodes_of() searches object_of then).
+	// By object index (address order): its node, or none; only while
+	// the search numbers the nodes (nodes_of() searches object_of).
 	gc::BigArray<Node> node_of;
-	// By node: its object index (the order of the search while it
-	// runs; rebuilt once the successor lists are gone), breadth-first
+	// By node: its object index (the order of the search), breadth-first
 	// parent (a root's is roots; bfs_parents.h), successors,
 	// dominator, retained bytes (shallow ones until accumulate()) and
 	// objects.
@@ -383,11 +401,22 @@ struct RetainedHeap::Graph::Reader {
 			problem(from, "unreadable: " + fields.miss().reason + " at " +
 					      luajit_pointer(fields.miss().addr));
 			bytes = 0;
-		} else {
+		} else if (gct != LJ_TTAB || !childless_table()) {
 			refs.visit(from, gct);
 		}
 		out->bytes.push_back(bytes);
 		out->ends.push_back(out->targets.size());
+	}
+
+	// A table with no metatable, array slots or hash nodes references
+	// nothing (lj_gc.c gc_traverse_tab). Told from its header, read in
+	// place already, where ObjectRefs would read it again: most tables
+	// of a big heap are such.
+	bool childless_table()
+	{
+		return !fields.ref(g.ly.tab_metatable, g.ly.ptrsize) &&
+		       !fields.at<uint32_t>(g.ly.tab_asize) &&
+		       !fields.at<uint32_t>(g.ly.tab_hmask) && !fields.failed();
 	}
 
 	// A reference of from's to target: its object's index, or what
@@ -456,7 +485,6 @@ void RetainedHeap::Graph::add(Found &found, Node first)
 		const Node n = first + Node(k);
 		succ.end_list(); // n - 1's
 		parents.visit_next();
-		retained.push_back(0);
 		set_bytes(n, found.bytes[k]);
 		for (; e < found.ends[k]; e++)
 			succ.add(node(found.targets[e]));
@@ -486,7 +514,6 @@ void RetainedHeap::Graph::build()
 	// Most objects are reachable: room for all of them at once, not
 	// copies of the arrays each time they double.
 	object_of.reserve(objects.size() + 1);
-	retained.reserve(objects.size() + 1);
 	object_of.push_back(0); // the roots together
 	// As gc --paths: what the heap holds first, from _G, package.loaded
 	// (no root of the GC's, but reachable from the registry) and the
@@ -514,11 +541,10 @@ void RetainedHeap::Graph::build()
 	for (size_t k = 0; k < later.size(); k++)
 		succ.add(roots);
 	// Worker 0 reads on this thread, 1 on the other.
-	const bool two = vm.memory().concurrent_reads() && std::thread::hardware_concurrency() >= 2;
+	const bool two = vm.memory().concurrent_reads() && two_cpus();
 	std::unique_ptr<Reader> readers[2] = {std::make_unique<Reader>(*this),
 					      two ? std::make_unique<Reader>(*this) : nullptr};
 	std::vector<Found> found;
-	retained.push_back(0);
 	bool later_added = false;
 	for (Node n = 1;;) {
 		if (n == object_of.size() && !later_added) {
@@ -536,23 +562,26 @@ void RetainedHeap::Graph::build()
 		const size_t chunks = (batch + chunk - 1) / chunk;
 		if (found.size() < chunks)
 			found.resize(chunks);
-		gc::share_chunks(chunks, two && batch >= min_shared_batch,
-				 [&](size_t c, unsigned worker) {
-					 Reader &r = *readers[worker];
-					 r.out = &found[c];
-					 r.out->clear();
-					 const Node first = n + Node(c) * chunk;
-					 const Node end = std::min<Node>(first + chunk, n + batch);
-					 for (Node k = first; k < end; k++)
-						 r.visit(k);
-				 });
+		gc::share_chunks(
+			chunks, two && batch >= min_shared_batch, [&](size_t c, unsigned worker) {
+				Reader &r = *readers[worker];
+				r.out = &found[c];
+				r.out->clear();
+				const Node first = n + Node(c) * chunk;
+				const Node end = std::min<Node>(first + chunk, n + batch);
+				for (Node k = first; k < end; k++) {
+					if (k + prefetch_distance < end)
+						r.fields.prefetch(address(k + prefetch_distance));
+					r.visit(k);
+				}
+			});
 		for (size_t c = 0; c < chunks; c++)
 			add(found[c], n + Node(c) * chunk);
 		n += batch;
 	}
 	while (succ.lists() < object_of.size())
 		succ.end_list();
-	retained.resize(object_of.size(), 0);
+	retained.resize(object_of.size());
 	node_count = Node(object_of.size());
 }
 
@@ -582,18 +611,23 @@ GcType RetainedHeap::Graph::type(Node n) const
 	return gc_type(*gct, lua_function);
 }
 
-// Each node's bytes added to its dominator's, the deepest first: the
-// dominator of n is numbered below n.
+// Each node's bytes and objects added to its dominator's, the deepest
+// first: the dominator of n is numbered below n. The two sums are apart,
+// one on each thread.
 void RetainedHeap::Graph::accumulate()
 {
-	count.assign(node_count, 1);
-	for (Node n = node_count - 1; n > 0; n--) {
-		if (idom[n] == none)
-			continue;
-		set_bytes(idom[n], bytes(idom[n]) + bytes(n));
-		count[idom[n]] += count[n];
-	}
-	count[roots]--; // node 0 is no object
+	gc::share_chunks(2, two_cpus(), [&](size_t sum, unsigned) {
+		if (sum == 0) {
+			for (Node n = node_count - 1; n > 0; n--)
+				if (idom[n] != none)
+					set_bytes(idom[n], bytes(idom[n]) + bytes(n));
+			return;
+		}
+		for (Node n = node_count - 1; n > 0; n--)
+			if (idom[n] != none)
+				count[idom[n]] += count[n];
+		count[roots]--; // node 0 is no object
+	});
 }
 
 // The step of a path from node from to each of the objects of to: the
@@ -655,17 +689,20 @@ RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool ob
 	g_->complete = objects_complete;
 	Graph &g = *g_;
 	g.build();
-	// Not needed by the dominators, and node_of holds it inverted.
-	release(g.object_of);
-	g.find_dominators();
-	// The successor lists are only needed for the dominators, and one
-	// of node_of and object_of for the answers.
-	g.succ = {};
-	g.object_of.assign(g.node_count, 0);
-	for (uint32_t i = 0; i < g.objects.size(); i++)
-		if (g.node_of[i] != none)
-			g.object_of[g.node_of[i]] = i;
+	// Only the search numbering the nodes needs it; object_of holds it
+	// inverted.
 	release(g.node_of);
+	// The dominators on one thread; the other meanwhile faults in the
+	// array accumulate() counts retained objects in (in a VM, a page's
+	// first touch costs more than the rest of its use here).
+	gc::share_chunks(2, two_cpus(), [&](size_t job, unsigned) {
+		if (job == 0)
+			g.find_dominators();
+		else
+			g.count.assign(g.node_count, 1);
+	});
+	// Only the dominators need them.
+	g.succ = {};
 	g.accumulate();
 	if (g.stale_slots || g.dead_objects)
 		g.diagnostics.note(
@@ -833,17 +870,16 @@ std::map<std::string, uint64_t> RetainedHeap::retained_by_prefix() const
 {
 	// The children of each named node on the shortest paths, labelled
 	// with one visit of the named node.
-	std::vector<bool> named(nodes());
-	for (const auto &[n, name] : g_->named)
-		named[n] = true;
 	std::unordered_map<Node, std::unordered_set<uint64_t>> children;
 	std::unordered_map<uint64_t, Node> node_at;
-	g_->parents.for_each([&](Node k, Node p) {
-		if (p != roots && named[p] && !named[k]) {
-			children[p].insert(address(k));
-			node_at.emplace(address(k), k);
-		}
-	});
+	for (const auto &[p, name] : g_->named) {
+		const auto [first, end] = g_->parents.children(p);
+		for (Node k = first; k < end; k++)
+			if (!g_->named.count(k)) {
+				children[p].insert(address(k));
+				node_at.emplace(address(k), k);
+			}
+	}
 	std::map<std::string, uint64_t> out;
 	for (const auto &[p, kids] : children) {
 		const std::string &name = g_->named.at(p);

@@ -7,6 +7,8 @@
 // by for_each().
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -44,18 +46,33 @@ public:
 		chunks_[e >> chunk_bits][e & chunk_mask] = target;
 	}
 
-	// f(node, target) for every edge of the closed lists, in order.
+	// f(node, target) for every edge of the closed lists, in order. A
+	// word of the ends at a time, a run of ones (a list's edges) or of
+	// zeros (lists ended: most of a heap's objects reference nothing)
+	// at a time.
 	template <typename F> void for_each(F &&f) const
 	{
 		uint32_t node = 0;
 		uint64_t e = 0;
-		for (size_t w = 0; w < ends_.size() && node < lists_; w++) {
+		for (size_t w = 0; w < ends_.size(); w++) {
 			const unsigned n = w + 1 < ends_.size() || !(bits_ & 63) ? 64 : bits_ & 63;
-			for (unsigned b = 0; b < n && node < lists_; b++) {
-				if (ends_[w] >> b & 1)
+			for (unsigned b = 0; b < n;) {
+				if (node == lists_) // the open list's edges
+					return;
+				const uint64_t rest = ends_[w] >> b;
+				const unsigned ones =
+					std::min<unsigned>(std::countr_one(rest), n - b);
+				for (unsigned k = 0; k < ones; k++)
 					f(node, target(e++));
-				else
-					node++;
+				b += ones;
+				if (b == n)
+					break;
+				// rest has a zero below bit 64 - b: ones < 64. The
+				// bits shifted in past n are no ends.
+				const unsigned zeros =
+					std::min<unsigned>(std::countr_zero(rest >> ones), n - b);
+				node += zeros;
+				b += zeros;
 			}
 		}
 	}

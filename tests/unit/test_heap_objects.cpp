@@ -3,6 +3,7 @@
 // the heap is wider than 32 GB, kept whole.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -63,9 +64,11 @@ TEST_CASE("heap objects: duplicates once, and none at all")
 	HeapObjects twice({0x1000, 0x1000, 0x2000});
 	CHECK(twice.size() == 2);
 	CHECK(twice.find(0x2000) == 1);
-	HeapObjects empty({});
-	CHECK(empty.size() == 0);
-	CHECK(empty.find(0x1000) == HeapObjects::none);
+	for (const HeapObjects &empty :
+	     {HeapObjects(ljcore::gc::BigArray<uint64_t>{}), HeapObjects()}) {
+		CHECK(empty.size() == 0);
+		CHECK(empty.find(0x1000) == HeapObjects::none);
+	}
 }
 
 // As LuaJIT's lists give them: a few runs in order either way (merged), or
@@ -97,4 +100,13 @@ TEST_CASE("heap objects: runs merged, or too many of them sorted")
 		for (uint32_t i = 0; i < sorted.size(); i++)
 			CHECK(objects.address(i) == sorted[i]);
 	}
+}
+
+TEST_CASE("heap objects: count_ones agrees with std::popcount")
+{
+	uint64_t v = 0x9e3779b97f4a7c15;
+	for (int i = 0; i < 1000; i++, v = v * 6364136223846793005 + 1442695040888963407)
+		REQUIRE(ljcore::gc::count_ones(v) == unsigned(std::popcount(v)));
+	CHECK(ljcore::gc::count_ones(0) == 0);
+	CHECK(ljcore::gc::count_ones(~uint64_t(0)) == 64);
 }
