@@ -130,16 +130,18 @@ Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc, Diagnostics &diagn
 		}
 		f->paused_us = paused_us;
 		const std::string process = "process " + std::to_string(proc.pid) + ": ";
-		if (torn)
+		if (torn) {
 			diagnostics.problem(
-				process + "the string table was mid-update at each of " +
-				std::to_string(stop) + " stops: " + std::to_string(st.strings) +
-				" strings on its chains of the " + std::to_string(st.num) +
-				" in g->str.num");
-		else if (stop > 1)
+				process + "the heap copied at each of " + std::to_string(stop) +
+				" stops could not be walked whole: " + std::to_string(st.strings) +
+				" strings on the string table's chains of the " +
+				std::to_string(st.num) + " in g->str.num");
+			diagnostics.merge(census.diagnostics);
+		} else if (stop > 1) {
 			diagnostics.note(process + "heap copied " + std::to_string(stop) +
 					 " times: the earlier stops landed while LuaJIT was moving "
 					 "strings between the chains of its string table");
+		}
 		return f;
 	}
 }
