@@ -67,7 +67,7 @@ AllocSitesVm place_blocks(const ProfiledProcess &proc, const std::vector<Outstan
 	out.global_state = proc.config.g;
 	if (blocks.empty())
 		return out;
-	auto frozen = freeze_heap(proc);
+	auto frozen = freeze_heap(proc, d);
 	if (!frozen) {
 		d.problem("process " + std::to_string(proc.pid) + ": " + frozen.error().message);
 		out.complete = false;
@@ -79,7 +79,7 @@ AllocSitesVm place_blocks(const ProfiledProcess &proc, const std::vector<Outstan
 	for (const OutstandingBlock &b : blocks)
 		addrs.push_back(b.addr);
 	const std::vector<BlockPlace> places = gc_block_places(vm, addrs, GcPathOptions{});
-	const RetainedHeap heap = retained_heap(vm);
+	const RetainedHeap heap(vm, std::move(frozen->objects), frozen->objects_complete);
 	d.merge(heap.diagnostics());
 	out.complete = heap.complete();
 

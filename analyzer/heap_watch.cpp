@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
+#include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/gc_paths.h"
 #include "analyzer/gc/retained.h"
 #include "analyzer/lua/global_state.h"
+#include "readers/small_file.h"
 
 namespace ljcore {
 
@@ -21,12 +25,55 @@ bool is_under(const std::string &longer, const std::string &path)
 	       std::string_view(".[<?").find(longer[path.size()]) != std::string_view::npos;
 }
 
+// Copies of a torn heap taken before the last one is kept (freeze_heap).
+constexpr uint32_t max_stops = 4;
+
+// The nanoseconds thread tid of pid has spent on a CPU (the first field of
+// /proc/PID/task/TID/schedstat), where the kernel keeps the count.
+std::optional<uint64_t> cpu_time_ns(int32_t pid, uint32_t tid)
+{
+	auto text = read_small_file("/proc/" + std::to_string(pid) + "/task/" +
+				    std::to_string(tid) + "/schedstat");
+	if (!text)
+		return std::nullopt;
+	char *end = nullptr;
+	const uint64_t ns = strtoull(text->c_str(), &end, 10);
+	return end != text->c_str() ? std::optional(ns) : std::nullopt;
+}
+
+// Until the thread has run past ran_ns (out of the update a stop caught it
+// in), a tenth of a second at most: on a loaded machine a resumed thread
+// may wait for a CPU longer than it takes to stop it again.
+void wait_until_ran(int32_t pid, uint32_t tid, std::optional<uint64_t> ran_ns)
+{
+	for (int polls = 0; ran_ns && polls < 100; polls++) {
+		const auto now = cpu_time_ns(pid, tid);
+		if (!now || *now > *ran_ns)
+			return;
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+}
+
+// One stop: the process's writable memory copied, the process resumed.
+Expected<FrozenHeap> freeze_once(const ProfiledProcess &proc)
+{
+	auto live = LiveProcess::attach(proc.pid);
+	if (!live)
+		return std::unexpected(live.error());
+	FrozenHeap f;
+	f.process = std::move(*live);
+	f.memory = std::make_unique<FrozenMemory>(*f.process, max_copy_bytes);
+	f.paused_us = uint64_t(f.process->resume().count());
+	f.vm = std::make_unique<Vm>(*f.memory, proc.layout, proc.config.g);
+	return f;
+}
+
 HeapSnapshot take_snapshot(const ProfiledProcess &proc, const HeapWatchOptions &o, double at_s,
 			   Diagnostics &d)
 {
 	HeapSnapshot s;
 	s.at_s = at_s;
-	auto frozen = freeze_heap(proc);
+	auto frozen = freeze_heap(proc, d);
 	if (!frozen) {
 		d.problem("process " + std::to_string(proc.pid) + ": " + frozen.error().message);
 		s.complete = false;
@@ -41,7 +88,7 @@ HeapSnapshot take_snapshot(const ProfiledProcess &proc, const HeapWatchOptions &
 		s.complete = false;
 	}
 	s.gc_total = GlobalState(*frozen->vm).gc_total().value_or(0);
-	s.bytes_by_path = retained_by_path(*frozen->vm, o.depth, s.complete, d);
+	s.bytes_by_path = retained_by_path(*frozen, o.depth, s.complete, d);
 	return s;
 }
 
@@ -59,23 +106,51 @@ bool wait_until(Clock::time_point when, const std::function<bool()> &stop)
 
 } // namespace
 
-Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc)
+Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc, Diagnostics &diagnostics)
 {
-	auto live = LiveProcess::attach(proc.pid);
-	if (!live)
-		return std::unexpected(live.error());
-	FrozenHeap f;
-	f.process = std::move(*live);
-	f.memory = std::make_unique<FrozenMemory>(*f.process, max_copy_bytes);
-	f.paused_us = uint64_t(f.process->resume().count());
-	f.vm = std::make_unique<Vm>(*f.memory, proc.layout, proc.config.g);
-	return f;
+	uint64_t paused_us = 0;
+	for (uint32_t stop = 1;; stop++) {
+		auto f = freeze_once(proc);
+		if (!f)
+			return f;
+		paused_us += f->paused_us;
+		const auto ran_ns = cpu_time_ns(proc.pid, proc.config.tid);
+		const GcCensus census =
+			gc_census(*f->vm, GcCensusOptions{.top = 0, .top_strings = 0}, &f->objects);
+		f->objects_complete = census.complete;
+		// One string more than g->str.num is the one gc_sweepstr is
+		// freeing at the head of its chain: harmless, as it is garbage.
+		// A list that ends early (a freed string's first bytes are the
+		// allocator's) is not.
+		const GcStringTable &st = census.strings;
+		const bool torn = st.strings < st.num || !census.complete;
+		if (torn && stop < max_stops) {
+			wait_until_ran(proc.pid, proc.config.tid, ran_ns);
+			continue;
+		}
+		f->paused_us = paused_us;
+		const std::string process = "process " + std::to_string(proc.pid) + ": ";
+		if (torn) {
+			diagnostics.problem(
+				process + "the heap copied at each of " + std::to_string(stop) +
+				" stops could not be walked whole: " + std::to_string(st.strings) +
+				" strings on the string table's chains of the " +
+				std::to_string(st.num) + " in g->str.num");
+			diagnostics.merge(census.diagnostics);
+		} else if (stop > 1) {
+			diagnostics.note(process + "heap copied " + std::to_string(stop) +
+					 " times: the earlier stops landed while LuaJIT was moving "
+					 "strings between the chains of its string table");
+		}
+		return f;
+	}
 }
 
-std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, bool &complete,
+std::map<std::string, uint64_t> retained_by_path(FrozenHeap &frozen, uint32_t depth, bool &complete,
 						 Diagnostics &diagnostics)
 {
-	const RetainedHeap heap = retained_heap(vm);
+	const Vm &vm = *frozen.vm;
+	const RetainedHeap heap(vm, std::move(frozen.objects), frozen.objects_complete);
 	diagnostics.merge(heap.diagnostics());
 	GcPathOptions options;
 	options.prefix_depth = depth;

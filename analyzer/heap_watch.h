@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/gc/big_array.h"
 #include "analyzer/lua/vm.h"
 #include "analyzer/profile/profiled_process.h"
 #include "readers/frozen_memory.h"
@@ -70,20 +71,30 @@ struct HeapWatch {
 	Diagnostics diagnostics;
 };
 
-// A process stopped just long enough to copy its writable memory, and a
-// Vm that reads the copy.
+// A process stopped just long enough to copy its writable memory, a Vm
+// that reads the copy, and the census of its objects (what a RetainedHeap
+// is built over).
 struct FrozenHeap {
 	std::unique_ptr<LiveProcess> process; // resumed
 	std::unique_ptr<FrozenMemory> memory;
 	std::unique_ptr<Vm> vm;
-	uint64_t paused_us = 0;
+	gc::BigArray<uint64_t> objects;
+	bool objects_complete = true;
+	uint64_t paused_us = 0; // all the stops together
 };
-Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc);
+// A stop can land where LuaJIT is moving strings between chains of its
+// string table (lj_str_resize; gc_sweepstr, whose chain hangs off the C
+// stack while it frees strings): the copy then lists fewer strings than
+// g->str.num and misses objects that live ones reference. Such a copy is
+// dropped and another taken once the VM's thread has run on, a few times
+// at most; what the last one still misses is said in diagnostics.
+Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc, Diagnostics &diagnostics);
 
 // The one measure the watch compares between snapshots: the retained
 // bytes (gc/retained.h) of the object at the end of each path prefix, to
 // depth steps below a root. complete becomes false if the walk was not.
-std::map<std::string, uint64_t> retained_by_path(const Vm &vm, uint32_t depth, bool &complete,
+// Takes the heap's census objects.
+std::map<std::string, uint64_t> retained_by_path(FrozenHeap &heap, uint32_t depth, bool &complete,
 						 Diagnostics &diagnostics);
 
 // The paths that grew in every interval of snapshots (two at least).

@@ -123,7 +123,7 @@ Expected<void> LiveProcess::stop_threads()
 						    "kernel.yama.ptrace_scope 0, or CAP_SYS_PTRACE)"
 						  : ""));
 		}
-		stopped_.push_back(tid);
+		stopped_.push_back({tid, 0});
 		if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0)
 			continue;
 		int status;
@@ -131,11 +131,21 @@ Expected<void> LiveProcess::stop_threads()
 			diagnostics_.problem("thread " + std::to_string(tid) + " did not stop");
 			continue;
 		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			stopped_.pop_back(); // the thread exited meanwhile
+			continue;
+		}
+		// A signal that came before the interrupt stops the thread in
+		// its delivery (a stop of no PTRACE_EVENT): PTRACE_DETACH would
+		// discard it unless it is given back.
+		if (WIFSTOPPED(status) && (status >> 16) == 0)
+			stopped_.back().signal = WSTOPSIG(status);
 		user_regs_struct regs;
 		iovec iov{&regs, sizeof regs};
 		if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) != 0) {
-			diagnostics_.problem("registers of thread " + std::to_string(tid) + ": " +
-					     strerror(errno));
+			if (errno != ESRCH) // else killed meanwhile (SIGKILL needs no stop)
+				diagnostics_.problem("registers of thread " + std::to_string(tid) +
+						     ": " + strerror(errno));
 			continue;
 		}
 		ThreadInfo t;
@@ -161,8 +171,8 @@ std::chrono::microseconds LiveProcess::resume()
 {
 	if (stopped_.empty())
 		return paused_;
-	for (int32_t tid : stopped_)
-		ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+	for (const Stopped &t : stopped_)
+		ptrace(PTRACE_DETACH, t.tid, nullptr, reinterpret_cast<void *>(intptr_t(t.signal)));
 	stopped_.clear();
 	paused_ = std::chrono::duration_cast<std::chrono::microseconds>(
 		std::chrono::steady_clock::now() - stopped_at_);

@@ -60,7 +60,13 @@ private:
 	ProcessInfo process_;
 	std::optional<SignalInfo> signal_; // a live process has none
 	std::vector<ThreadInfo> threads_;
-	std::vector<int32_t> stopped_; // tids we hold in ptrace-stop
+	// A thread we hold in ptrace-stop, and the signal its stop took from
+	// it (0 if none), given back as it is detached.
+	struct Stopped {
+		int32_t tid = 0;
+		int signal = 0;
+	};
+	std::vector<Stopped> stopped_;
 	std::vector<ProcMapping> mappings_;
 	std::vector<std::vector<std::byte>> raw_regs_;
 	std::vector<std::byte> auxv_;

@@ -54,26 +54,61 @@ asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 asan_redundant+="|^catch/"
 # The profiler's naming runs the same code on every build: one under ASan.
 asan_redundant+="|^profile/(luajit2-gc32-stripped|distro-luajit2)/"
-# A CI log shows its tail: the failed tests' output (at most 80 lines
-# each) is printed again at the very end, so that the reasons are there,
-# not only the names.
+# A CI log shows its tail: the failed tests are listed again at the very
+# end with ctest's reason (Failed, Timeout, Subprocess aborted...), then
+# each one's output, the reason being most often in its last lines: its
+# first 12 (name, command) and its last 60.
 failures=$root/build/failed-tests.txt
 rm -f "$failures"
 for dir in cmake asan; do
   echo "== ctest in build/$dir"
   exclude=()
   [[ $dir == asan ]] && exclude=(-E "$asan_redundant")
+  # Under ASan, a report goes to a file of its own as well as failing its
+  # test with an exit status no ljcore command has (86): a test that
+  # hides ljcore's stderr, or accepts its exit status 1 (partial), cannot
+  # hide the report too. UBSan reports stay on stderr, with the same exit.
+  reports=$root/build/$dir/sanitizer-reports
+  rm -rf "$reports"
+  sanitizer_env=()
+  if [[ $dir == asan ]]; then
+    mkdir -p "$reports"
+    sanitizer_env=(env "ASAN_OPTIONS=log_path=$reports/asan:exitcode=86"
+                   "UBSAN_OPTIONS=print_stacktrace=1:exitcode=86")
+  fi
   failed=0
-  ctest --test-dir "$root/build/$dir" -j "$(nproc)" --output-on-failure "${exclude[@]}" \
-        --output-junit "$root/build/$dir/ctest-junit.xml" || failed=1
+  "${sanitizer_env[@]}" ctest --test-dir "$root/build/$dir" -j "$(nproc)" --output-on-failure \
+        "${exclude[@]}" --output-junit "$root/build/$dir/ctest-junit.xml" |
+    tee "$root/build/$dir/ctest-output.txt" || failed=1
   log=$root/build/$dir/Testing/Temporary/LastTest.log
   if ((failed)); then
     status=1
-    echo "== output of the tests that failed in build/$dir" >>"$failures"
-    awk '/^[0-9]+\/[0-9]+ Testing: / { block = ""; n = 0 }
-         { if (n++ < 80) block = block $0 "\n" }
-         /^Test Failed/ { failed = 1 }
-         /" time elapsed: / { if (failed) printf "%s\n", block; failed = 0 }' "$log" >>"$failures"
+    {
+      echo "== tests that failed in build/$dir"
+      sed -n '/^The following tests FAILED:/,$p' "$root/build/$dir/ctest-output.txt" |
+        grep -E '^[[:space:]]+[0-9]+ - ' || true
+      echo "== their output"
+      awk '/^[0-9]+\/[0-9]+ Testing: / { n = 0; delete line }
+           { line[++n] = $0 }
+           /^Test Failed/ { failed = 1 }
+           /" time elapsed: / {
+             if (failed)
+               for (i = 1; i <= n; i++)
+                 if (i <= 12 || i > n - 60) print line[i]
+                 else if (i == 13) print "[... " n - 72 " lines ...]"
+             failed = 0
+           }' "$log"
+    } >>"$failures"
+  fi
+  if compgen -G "$reports/*" >/dev/null; then
+    status=1
+    {
+      echo "== sanitizer reports in build/$dir (the tests that exited with 86)"
+      for r in "$reports"/*; do
+        echo "-- $r"
+        sed "/^Shadow bytes around/,\$d" "$r" | head -60
+      done
+    } >>"$failures"
   fi
   # ctest hides the output of skipped tests; every skip says why on a
   # line starting with "skip:", so show those reasons here.

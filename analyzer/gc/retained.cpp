@@ -8,7 +8,6 @@
 
 #include "analyzer/gc/bfs_parents.h"
 #include "analyzer/gc/dominators.h"
-#include "analyzer/gc/gc_census.h"
 #include "analyzer/gc/heap_objects.h"
 #include "analyzer/gc/object_bytes.h"
 #include "analyzer/gc/two_threads.h"
@@ -716,14 +715,6 @@ RetainedHeap::RetainedHeap(const Vm &vm, gc::BigArray<uint64_t> objects, bool ob
 		g_->diagnostics.problem(
 			"retained: " + std::to_string(g_->problems - max_listed_problems) +
 			" more problems");
-}
-
-RetainedHeap retained_heap(const Vm &vm)
-{
-	gc::BigArray<uint64_t> objects;
-	bool complete =
-		gc_census(vm, GcCensusOptions{.top = 0, .top_strings = 0}, &objects).complete;
-	return RetainedHeap(vm, std::move(objects), complete);
 }
 
 RetainedHeap::~RetainedHeap() = default;

@@ -87,9 +87,6 @@ private:
 	std::unique_ptr<Graph> g_;
 };
 
-// The heap of vm after a census of its own, for a caller that has none.
-RetainedHeap retained_heap(const Vm &vm);
-
 // The model gc --retained prints: the top objects by retained size, each
 // with its largest dominated children down to depth (0: none).
 GcRetained gc_retained(const RetainedHeap &heap, size_t top, size_t depth);

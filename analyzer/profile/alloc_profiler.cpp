@@ -350,18 +350,25 @@ std::expected<Profile, ProfileError> profile_allocations(const ProfileOptions &o
 		return std::unexpected(sampler.error());
 	if (auto r = record_until_end(**sampler, record, o, p); !r)
 		return std::unexpected(r.error());
-	if (visit) {
-		// A heap walk tells garbage from what is held: no sweep to wait for.
-		visit_outstanding(*procs, record, visit);
-	} else if (o.alloc == ProfileOptions::Alloc::outstanding) {
+	if (!visit && o.alloc == ProfileOptions::Alloc::outstanding) {
 		wait_for_sweeps(*procs, **sampler, record, o);
 		note_sweeps(*procs, record, o.settle_s, p.diagnostics);
 	}
-	note_totals(*procs, record, p.diagnostics);
 	if (uint64_t dropped = (*sampler)->dropped())
 		record.tally.count(
 			"failed: ring buffer full (a lost free leaves its block outstanding)", true,
 			dropped);
+	if (visit) {
+		// A heap walk tells garbage from what is held: no sweep to wait
+		// for. The probes go first: a stop is delivered as the process
+		// returns to user space, and a probe makes each call of the
+		// allocator such a return, so that the heap would be copied
+		// inside the allocator most of the time, often inside a free of
+		// gc_sweepstr's while the chain it sweeps hangs off its stack.
+		sampler->reset();
+		visit_outstanding(*procs, record, visit);
+	}
+	note_totals(*procs, record, p.diagnostics);
 	fill_profile(record, o, p);
 	return p;
 }

@@ -25,8 +25,12 @@ bool is_nginx(int32_t pid, const char *role)
 std::vector<int32_t> children_of(int32_t pid)
 {
 	std::vector<int32_t> kids;
-	for (const auto &e : std::filesystem::directory_iterator("/proc")) {
-		const std::string name = e.path().filename();
+	// The forms that take an error_code: the others throw, and /proc
+	// changes under the listing as processes come and go.
+	std::error_code ec;
+	for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end;
+	     it.increment(ec)) {
+		const std::string name = it->path().filename();
 		if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
 			continue;
 		// A process gone since the directory was listed reads as empty.

@@ -65,12 +65,14 @@ def main():
         oracle = os.path.join(tmp, "oracle")
         proc = subprocess.Popen([luajit, script], env=dict(os.environ, ALLOC_ORACLE=oracle))
         try:
-            for _ in range(200):
+            # The warm-up that ends with the oracle takes seconds on a
+            # loaded machine: up to 60 s.
+            for _ in range(1200):
                 if os.path.exists(oracle) and open(oracle).read().count("\n") == 2:
                     break
                 time.sleep(0.05)
             else:
-                sys.exit("FAIL: the script wrote no oracle")
+                sys.exit("FAIL: the script wrote no oracle in 60 s")
             counted = dict(l.split() for l in open(oracle).read().splitlines())
             churn, leak = int(counted["churn"]), int(counted["leak"])
             want_leak = leak / (leak + churn)

@@ -22,7 +22,15 @@ background=($!)
 "$ljcore" profile --alloc --pid "$master" --duration "$seconds" --sample-bytes 8K \
   >"$prefix/folded" 2>"$prefix/summary" &
 profiler=$!
-sleep 1
+# The leaking requests once the worker's allocator is probed: the kernel maps
+# [uprobes] into a process at a probe's first hit (the pings hit it at once).
+# Finding the VMs and loading the probes takes seconds on a loaded machine.
+worker=$(pgrep -P "$master" | head -1)
+for _ in $(seq 300); do
+  grep -q '\[uprobes\]' "/proc/$worker/maps" 2>/dev/null && break
+  kill -0 "$profiler" 2>/dev/null || break
+  sleep 0.1
+done
 curl -s "${sock[@]}" "http://localhost/leak?[1-1000]" >"$prefix/answers"
 status=0
 wait "$profiler" || status=$?

@@ -7,9 +7,16 @@
 background=()
 
 stop_nginx() {
-  [[ -f $prefix/nginx.pid ]] && kill -QUIT "$(cat "$prefix/nginx.pid")" 2>/dev/null || true
+  local pid
+  pid=$(cat "$prefix/nginx.pid" 2>/dev/null || true)
+  [[ -n $pid ]] && kill -QUIT "$pid" 2>/dev/null || true
   ((${#background[@]})) && kill "${background[@]}" 2>/dev/null || true
-  sleep 0.2
+  # Gone before its prefix is: a worker still finishing a request would
+  # write into it, and take a CPU from the next test.
+  for _ in $(seq 100); do
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
   rm -rf "$prefix"
 }
 
@@ -27,11 +34,22 @@ start_nginx() { # CONF WORKERS
   mkdir -p "$prefix/tmp"
   cp "$root/testdata/nginx/$conf" "$prefix/nginx.conf"
   (cd "$prefix" && "$nginx" -p "$prefix/" -c nginx.conf -g "user root;")
-  for _ in $(seq 50); do
-    [[ -S $prefix/nginx.sock && $(pgrep -c -P "$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)") -ge $workers ]] && break
+  # Up to 30 s: on a loaded CI machine the workers may take seconds to
+  # appear, and a test that started without them would fail for that.
+  local up=0
+  for _ in $(seq 300); do
+    master=$(cat "$prefix/nginx.pid" 2>/dev/null || echo 0)
+    if [[ -S $prefix/nginx.sock ]] && (($(pgrep -c -P "$master" || true) >= workers)); then
+      up=1
+      break
+    fi
     sleep 0.1
   done
-  master=$(cat "$prefix/nginx.pid")
+  if ((!up)); then
+    echo "FAIL: nginx did not start $workers workers and its socket in 30 s:"
+    cat "$prefix/error.log" 2>/dev/null || true
+    exit 1
+  fi
 }
 
 # request_loop URL...: asks for the URLs on one connection, again and again

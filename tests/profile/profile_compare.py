@@ -68,6 +68,19 @@ def profile(ljcore, pid, seconds, rate=99):
     return folded_stacks(r.stdout)
 
 
+def profile_enough(ljcore, pid, seconds):
+    """profile() again (4 times at most) until the samples add up to what `seconds` at
+    99 Hz give a process with a CPU of its own: on a loaded machine it gets a share of
+    one, and a 95% would be judged on a few dozen samples, where a sample or two taken
+    as a call is made moves the share by points."""
+    stacks = []
+    for _ in range(4):
+        stacks += profile(ljcore, pid, seconds)
+        if sum(n for _, n in stacks) >= 0.9 * seconds * 99:
+            break
+    return stacks
+
+
 def folded_stacks(output):
     """ljcore profile's folded output ("root;...;leaf value" lines) as (frames, value)."""
     stacks = []
@@ -105,7 +118,7 @@ def require_share(stacks, matches, what, failure):
 
 def exact(ljcore, pid, seconds):
     want = steady(lambda: [label(f) for f in reversed(bt_frames(ljcore, pid))])
-    stacks = profile(ljcore, pid, seconds)
+    stacks = profile_enough(ljcore, pid, seconds)
     print("bt --pid: %d frames, leaf %s" % (len(want), want[-1]))
     require_share(stacks, lambda s: s == want, "carry exactly those frames",
                   "fewer than 95% exact")
@@ -147,7 +160,7 @@ def to_innermost_lua(frames):
 
 def native(ljcore, pid, seconds):
     want = steady(lambda: to_innermost_lua(mixed_expected(ljcore, pid)))
-    stacks = profile(ljcore, pid, seconds)
+    stacks = profile_enough(ljcore, pid, seconds)
 
     def matches(s):
         got = ["[VM]" if re.match(r"lj_(BC|vm|ff)_", f) else f for f in s]
@@ -161,7 +174,7 @@ def below(ljcore, pid, seconds):
     # Without the line: the frames walked from memory are at the VM's last exit.
     want = steady(lambda: [re.sub(r":\d+$", "", label(f))
                            for f in reversed(bt_frames(ljcore, pid))])
-    stacks = profile(ljcore, pid, seconds)
+    stacks = profile_enough(ljcore, pid, seconds)
 
     def matches(s):
         got = [re.sub(r":\d+$", "", f) for f in s if not f.startswith("[trace ")]

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# ljcore stops a live process without taking anything from it: a signal that
+# reaches a thread while ljcore stops it (a signal-delivery stop, reported
+# before the stop ljcore asked for) must still be delivered after. The target
+# counts queued real-time signals, one byte each through Python's wakeup fd;
+# a sender keeps signalling it while `ljcore analyze --pid` stops it again and
+# again (no LuaJIT in it: the stop and the resume are what is tested).
+# Usage: signals_kept.sh LJCORE [STOPS]
+# Exit: 0 pass, 1 fail, 77 skip (ptrace not permitted).
+set -euo pipefail
+
+ljcore=$1 stops=${2:-30}
+work=$(mktemp -d /tmp/ljcore-signals.XXXXXX)
+trap 'kill "${sender:-}" "${target:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+python3 - "$work" <<'PY' &
+import fcntl, os, resource, signal, sys
+work = sys.argv[1]
+# Signals queued at once (each a byte once delivered) stay far below the
+# pipe's room: none is lost for want of it.
+resource.setrlimit(resource.RLIMIT_SIGPENDING, (10000, 10000))
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 1 << 20)
+os.set_blocking(w, False)
+signal.signal(signal.SIGRTMIN, lambda s, f: None)
+signal.set_wakeup_fd(w)
+open(work + "/ready", "w").close()
+n = 0
+while True:
+    n += len(os.read(r, 65536))
+    with open(work + "/count.new", "w") as f:
+        f.write(str(n))
+    os.rename(work + "/count.new", work + "/count")
+PY
+target=$!
+for _ in $(seq 300); do [[ -e $work/ready ]] && break; sleep 0.1; done
+[[ -e $work/ready ]] || { echo "FAIL: the target did not start"; exit 1; }
+
+# Signals sent: counted only when kill succeeded (a full queue refuses one).
+(
+  ulimit -i 10000
+  sent=0
+  while [[ ! -e $work/stop ]]; do
+    kill -s RTMIN "$target" 2>/dev/null && sent=$((sent + 1))
+  done
+  echo "$sent" >"$work/sent"
+) &
+sender=$!
+
+for ((i = 0; i < stops; i++)); do
+  rc=0
+  out=$("$ljcore" analyze --pid "$target" 2>&1) || rc=$?
+  if ((rc == 3)) && grep -q "cannot ptrace" <<<"$out"; then
+    echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
+    exit 77
+  fi
+done
+touch "$work/stop"
+wait "$sender"
+sent=$(cat "$work/sent") got=0
+# Every signal sent is delivered at once now that nothing stops the target.
+for _ in $(seq 100); do
+  got=$(cat "$work/count" 2>/dev/null || echo 0)
+  ((got >= sent)) && break
+  sleep 0.1
+done
+echo "$stops stops: $got of $sent signals delivered"
+((got == sent)) || { echo "FAIL: $((sent - got)) signals lost"; exit 1; }
+echo "ok"
