@@ -240,7 +240,7 @@ private:
 		// A write of 8 or 16 bits keeps the rest of the register.
 		if (arch_ == Arch::x86_64 && dst.width < 4)
 			v = TrackedValue{};
-		regs_[dst.reg] = v;
+		regs_[dst.reg] = std::move(v);
 	}
 
 	void call(const Operation &op)
