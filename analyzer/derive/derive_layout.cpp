@@ -15,7 +15,7 @@ namespace {
 // name.
 // clang-format off
 #define LJ_DERIVED_FIELDS(X)                                                   \
-	X(ptrsize) X(gc64) X(fr2)                                              \
+	X(ptrsize) X(gc64) X(fr2) X(vmstates)                                  \
 	X(L_glref) X(L_status) X(L_base) X(L_top) X(L_stack) X(L_cframe)       \
 	X(L_maxstack) X(L_env) X(L_size) X(L_stacksize) X(L_openupval)         \
 	X(gg_g) X(gg_size) X(gg_dispatch)                                      \
@@ -32,7 +32,8 @@ namespace {
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
 	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
-	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)
+	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)                  \
+	X(cf_l) X(cf_pc) X(cf_nres) X(cf_prev)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
 #define LJ_DERIVED_JIT_FIELDS(X)                                               \
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
@@ -180,10 +181,12 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.tolstring();
 	d.rawgeti();
 	d.createtable();
+	d.vmstates();
 	d.getmetatable();
 	d.topointer();
 	d.ctype_state();
 	d.jit_state();
+	d.cframe();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);

@@ -1,8 +1,8 @@
 // The deriver's machinery and its rules, one a Lua C API function (or a
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
 // global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
-// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp. Internal to
-// analyzer/derive/.
+// bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp,
+// cframe_rules.cpp. Internal to analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -76,6 +76,7 @@ public:
 	void gg_size();
 	void resume();
 	void error();
+	void vmstates();
 
 	// object_rules.cpp
 	void userdata();
@@ -102,6 +103,9 @@ public:
 
 	// jit_rules.cpp
 	void jit_state();
+
+	// cframe_rules.cpp
+	void cframe();
 
 private:
 	// Parts of the rules above.
@@ -135,8 +139,9 @@ private:
 	Disassembler &dis_;
 	DerivedLayout &out_;
 	std::optional<int64_t> glref_;
-	std::optional<Traced> dump_;  // lua_dump as dump() followed it
-	std::optional<Traced> close_; // lua_close as close() followed it
+	std::optional<Traced> dump_;        // lua_dump as dump() followed it
+	std::optional<Traced> close_;       // lua_close as close() followed it
+	std::optional<Traced> createtable_; // lua_createtable as createtable() followed it
 	uint8_t ptrsize_ = 0;
 };
 

@@ -184,4 +184,42 @@ void Deriver::error()
 	problem("g_jit_base", "lua_error calls nothing with L");
 }
 
+// lua_createtable(L, narray, nrec) starts with lj_gc_check(L), which calls
+// lj_gc_step(L) once the heap has grown past its threshold (lj_api.c,
+// lj_gc.h); that first sets g->vmstate = ~LJ_VMST_GC (lj_gc.c, lj_obj.h
+// setvmstate). Every fork lists GC, EXIT, RECORD, OPT and ASM last among
+// the VM states (Tarantool's has LFUNC, FFUNC and CFUNC where the others
+// have C), so there are LJ_VMST_GC + 5 of them. Runs after resume(),
+// which shows g->vmstate, and createtable().
+void Deriver::vmstates()
+{
+	const DerivedField *vmstate = out_.field("g_vmstate");
+	if (!createtable_ || !glref_ || !vmstate)
+		return;
+	// vmstate is an int32_t: x86 prints the immediate unsigned.
+	auto gc_state = [&](const MemoryAccess &a) {
+		const TrackedValue &v = a.value;
+		return a.store && a.width == 4 && a.object.is(0, {*glref_}) &&
+		       a.offset == vmstate->value && v.kind == TrackedValue::constant &&
+		       int32_t(v.k) < 0 && int32_t(v.k) >= -16;
+	};
+	// lj_gc_step is on the branch taken when the heap has grown: its
+	// path is recorded after the fall-through's, which calls
+	// lj_tab_new_ah with L too, and before those of later branches,
+	// which may call that again.
+	const auto &calls = createtable_->trace.calls;
+	std::vector<uint64_t> tried;
+	for (auto c = calls.rbegin(); c != calls.rend() && tried.size() < 3; ++c) {
+		if (c->args.empty() || !c->args[0].is(0, {}) || !c->target ||
+		    std::find(tried.begin(), tried.end(), c->target) != tried.end())
+			continue;
+		tried.push_back(c->target);
+		auto step = follow_call(*createtable_, *c, 96);
+		if (const MemoryAccess *a = step ? first_access(*step, gc_state) : nullptr)
+			return add("vmstates", uint32_t(~int32_t(a->value.k) + 5),
+				   step->at(a->addr));
+	}
+	problem("vmstates", "lua_createtable calls no lj_gc_step that sets g->vmstate");
+}
+
 } // namespace ljcore

@@ -355,4 +355,9 @@ const char *return_register(Arch arch)
 	return arch == Arch::x86_64 ? "rax" : "x0";
 }
 
+const char *stack_register(Arch arch)
+{
+	return arch == Arch::x86_64 ? "rsp" : "sp";
+}
+
 } // namespace ljcore

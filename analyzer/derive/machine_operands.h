@@ -88,9 +88,11 @@ private:
 };
 
 // Registers a call may change (the System V and AAPCS64 calling
-// conventions) and those it passes arguments in, by position.
+// conventions), those it passes arguments in, by position, the one it
+// returns in, and the stack pointer.
 bool caller_saved(const std::string &reg, Arch arch);
 const std::vector<std::string> &argument_registers(Arch arch);
 const char *return_register(Arch arch);
+const char *stack_register(Arch arch);
 
 } // namespace ljcore

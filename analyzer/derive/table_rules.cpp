@@ -15,7 +15,8 @@ namespace ljcore {
 // t->array = (char *)t + sizeof(GCtab).
 void Deriver::createtable()
 {
-	auto f = follow("lua_createtable");
+	createtable_ = follow("lua_createtable");
+	const auto &f = createtable_;
 	if (!f)
 		return;
 	std::optional<Traced> callee;

@@ -83,13 +83,18 @@ private:
 
 class Tracker {
 public:
-	explicit Tracker(Arch arch) : arch_(arch)
+	Tracker(Arch arch, bool stack) : arch_(arch), stack_(stack)
 	{
 		auto &args = argument_registers(arch);
 		for (unsigned i = 0; i < args.size(); i++) {
 			TrackedValue v;
 			v.kind = TrackedValue::pointer, v.arg = i;
 			regs_[args[i]] = v;
+		}
+		if (stack) {
+			TrackedValue sp;
+			sp.kind = TrackedValue::pointer, sp.arg = TrackedValue::stack;
+			regs_[stack_register(arch)] = sp;
 		}
 	}
 
@@ -311,6 +316,13 @@ private:
 		}
 		if (o.empty())
 			return true;
+		if (stack_ && (m == "push" || m == "pop")) {
+			TrackedValue &sp = regs_[stack_register(arch_)];
+			sp = add_constant(sp, constant(8), m == "push" ? -1 : 1);
+			if (m == "pop")
+				set(o[0], TrackedValue{});
+			return true;
+		}
 		const Operand &dst = o[0];
 		bool writes = writes_first_operand(m, arch_);
 		if (m == "lea" && o.size() == 2) {
@@ -434,6 +446,7 @@ private:
 	}
 
 	Arch arch_;
+	bool stack_; // the stack pointer is followed
 	Registers regs_;
 	// arm64: registers holding a pointer plus a scaled index (base,
 	// index), on the path followed.
@@ -443,14 +456,14 @@ private:
 
 } // namespace
 
-FunctionTrace track_values(LazyOperations &ops, Arch arch)
+FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack)
 {
 	// The fall-through path first (the rules take the first access of a
 	// kind, and that is where the function's main work is), then those
 	// its conditional branches start, each target once, within a budget:
 	// no loop, no path explosion.
 	constexpr size_t max_paths = 16, max_steps = 4096;
-	Tracker t(arch);
+	Tracker t(arch, stack);
 	if (!ops.at(0))
 		return t.finish();
 	t.set_end(ops.end());

@@ -26,12 +26,13 @@ struct TrackedValue {
 	enum Kind { unknown, constant, pointer } kind = unknown;
 	int64_t k = 0;             // the constant, or the offset added
 	unsigned arg = 0;          // pointer: which argument it starts from,
+				   // stack: the stack pointer at entry,
 				   // element + n: what the nth indexed load read,
 				   // call_result + n: what the nth call returned
 	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
 	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
 
-	static constexpr unsigned element = 32, call_result = 64;
+	static constexpr unsigned stack = 31, element = 32, call_result = 64;
 
 	// Whether this is argument arg with exactly these loads (and no
 	// offset added).
@@ -91,7 +92,10 @@ struct FunctionTrace {
 };
 
 // Follows ops, in order, from a function's entry, decoding as far as its
-// paths go.
-FunctionTrace track_values(LazyOperations &ops, Arch arch);
+// paths go. With stack, the stack pointer as well, as TrackedValue::stack
+// (through pushes, pops and subtractions): the interpreter's entries
+// build their C frame at offsets from it. Not by default, as the stores
+// and loads of every spill would be recorded too.
+FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack = false);
 
 } // namespace ljcore

@@ -11,7 +11,8 @@ namespace {
 
 // The lines, as if LLVM had printed them, 4 bytes each: all decoded
 // already, so the disassembler is never asked for more.
-FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64)
+FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64,
+		    bool stack = false)
 {
 	LazyOperations::Decoded decoded;
 	uint64_t addr = 0x1000;
@@ -26,7 +27,7 @@ FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch:
 	auto dis = Disassembler::create(arch);
 	REQUIRE(dis);
 	LazyOperations ops(**dis, code, 0x1000, arch, std::move(decoded));
-	return track_values(ops, arch);
+	return track_values(ops, arch, stack);
 }
 
 } // namespace
@@ -85,4 +86,60 @@ TEST_CASE("arm64: a load through a pointer plus a scaled index is an indexed loa
 	REQUIRE(t.accesses.size() == 1);
 	CHECK(t.accesses[0].object.is(TrackedValue::element, {}));
 	CHECK(t.accesses[0].offset == 0x20);
+}
+
+TEST_CASE("the stack pointer is followed, when asked, through pushes and subtractions")
+{
+	// lj_vm_cpcall's C frame (vm_x64.dasc): saveregs, then L into the
+	// frame's L slot and the frame into L->cframe.
+	FunctionTrace t = track(
+		{
+			"push rbp",
+			"push rbx",
+			"sub rsp, 0x28",
+			"mov rbp, rdi",
+			"mov qword ptr [rsp + 0x10], rdi",
+			"mov qword ptr [rbp + 0x50], rsp",
+			"pop rbx",
+			"ret",
+		},
+		Arch::x86_64, true);
+	REQUIRE(t.accesses.size() == 2);
+	const MemoryAccess &slot = t.accesses[0], &link = t.accesses[1];
+	CHECK(slot.store);
+	CHECK(slot.object.is(TrackedValue::stack, {}));
+	CHECK(slot.offset == 0x10 - 0x28 - 16);
+	CHECK(slot.value.is(0, {}));
+	CHECK(link.object.is(0, {}));
+	CHECK(link.value.kind == TrackedValue::pointer);
+	CHECK(link.value.arg == TrackedValue::stack);
+	CHECK(link.value.k == -0x28 - 16);
+}
+
+TEST_CASE("arm64: the stack pointer is followed, when asked, through subtractions and moves")
+{
+	FunctionTrace t = track(
+		{
+			"sub sp, sp, #0xd0",
+			"str x0, [sp, #0x10]",
+			"mov x16, sp",
+			"str x16, [x0, #0x50]",
+			"ret",
+		},
+		Arch::aarch64, true);
+	REQUIRE(t.accesses.size() == 2);
+	CHECK(t.accesses[0].object.is(TrackedValue::stack, {}));
+	CHECK(t.accesses[0].offset == 0x10 - 0xd0);
+	CHECK(t.accesses[1].value.arg == TrackedValue::stack);
+	CHECK(t.accesses[1].value.k == -0xd0);
+}
+
+TEST_CASE("the stack pointer is not followed by default")
+{
+	FunctionTrace t = track({
+		"push rbp",
+		"mov qword ptr [rsp + 0x10], rdi",
+		"ret",
+	});
+	CHECK(t.accesses.empty());
 }
