@@ -135,13 +135,15 @@ bool parse_number(std::string_view s, int64_t &v)
 // x86: "qword ptr [rdi + 8*rax - 0x8]", "[rip + 0x10]", "fs:[0x28]".
 void parse_x86_memory(std::string_view s, Operand &op)
 {
+	// "qword ptr [...]": the first word, when "ptr " follows it.
 	constexpr std::pair<std::string_view, uint8_t> widths[] = {
-		{"byte ptr", 1},     {"word ptr", 2},     {"dword ptr", 4},  {"qword ptr", 8},
-		{"xmmword ptr", 16}, {"ymmword ptr", 32}, {"tbyte ptr", 10},
+		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
+		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
 	};
-	for (auto [name, width] : widths)
-		if (s.starts_with(name) && s.size() > name.size() && s[name.size()] == ' ')
-			op.width = width;
+	if (size_t space = s.find(' '); space != s.npos && s.substr(space + 1).starts_with("ptr "))
+		for (auto [name, width] : widths)
+			if (s.substr(0, space) == name)
+				op.width = width;
 	size_t open = s.find('['), close = s.rfind(']');
 	if (open == s.npos || close == s.npos || close < open || s.find(':') < open)
 		return; // a segment (fs:, gs:) is thread-local: not an object
@@ -255,10 +257,13 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 		return op;
 	std::string_view text = trim(insn.text);
 	// x86 prefixes that do not change what is read: "lock", "rep", "notrack".
-	for (std::string_view prefix : {"lock ", "notrack ", "rep ", "bnd "})
-		if (text.starts_with(prefix))
-			text = trim(text.substr(prefix.size()));
+	// Compared as the first word, whose length rules out most at once.
 	size_t space = text.find(' ');
+	for (std::string_view prefix : {"lock", "notrack", "rep", "bnd"})
+		if (space != text.npos && text.substr(0, space) == prefix) {
+			text = trim(text.substr(space + 1));
+			space = text.find(' ');
+		}
 	op.mnemonic = std::string(text.substr(0, space));
 	if (space == text.npos)
 		return op;

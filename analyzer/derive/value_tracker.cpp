@@ -47,6 +47,17 @@ bool writes_first_operand(std::string_view m, Arch arch)
 // map allocates a node for every register, and a function uses a few
 // dozen registers at most.
 template <class V> class RegisterMap {
+	// Names of a few bytes, compared without a call to memcmp.
+	static bool same(const std::string &a, const std::string &b)
+	{
+		if (a.size() != b.size())
+			return false;
+		for (size_t i = 0; i < a.size(); i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+
 public:
 	using Entry = std::pair<std::string, V>;
 	using iterator = typename std::vector<Entry>::iterator;
@@ -55,12 +66,13 @@ public:
 	iterator end() { return entries_.end(); }
 	iterator find(const std::string &reg)
 	{
-		return std::find_if(begin(), end(), [&](const Entry &e) { return e.first == reg; });
+		return std::find_if(begin(), end(),
+				    [&](const Entry &e) { return same(e.first, reg); });
 	}
 	const V *get(const std::string &reg) const
 	{
 		for (const Entry &e : entries_)
-			if (e.first == reg)
+			if (same(e.first, reg))
 				return &e.second;
 		return nullptr;
 	}
