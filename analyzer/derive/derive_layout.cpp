@@ -90,12 +90,34 @@ void set_field(lj_layout &ly, lj_trace_layout &jit, const std::string &name, uin
 		f->set(ly, jit, value);
 }
 
+// A derived field with its member's accessor (nullptr: none), looked up
+// once: every table is compared with every field, and with_derived reads
+// each field of its base once per member it moves.
+struct ShownField {
+	const DerivedField &field;
+	const FieldAccess *access;
+
+	std::optional<uint32_t> in(const lj_layout &ly) const
+	{
+		return access ? access->get(ly) : std::nullopt;
+	}
+};
+
+std::vector<ShownField> shown_fields(const DerivedLayout &derived)
+{
+	std::vector<ShownField> out;
+	out.reserve(derived.fields.size());
+	for (const DerivedField &f : derived.fields)
+		out.push_back(ShownField{f, field_access(f.name)});
+	return out;
+}
+
 // Where name, a member the code does not show, is in a build whose shown
 // members are derived and whose other ones are base's: where base has it,
 // moved as far as the shown member of the same struct nearest before it
 // in base moved, which a member inserted before both (a release's, a
 // fork's) moves as well. Memory checks the layout as a whole.
-std::optional<uint32_t> moved(const lj_layout &base, const DerivedLayout &derived,
+std::optional<uint32_t> moved(const lj_layout &base, const std::vector<ShownField> &shown,
 			      const std::string &name, std::string *anchor_name)
 {
 	auto at = layout_field(base, name);
@@ -104,8 +126,9 @@ std::optional<uint32_t> moved(const lj_layout &base, const DerivedLayout &derive
 	std::string prefix = name.substr(0, name.find('_') + 1); // "g_", "J_": the struct
 	const DerivedField *anchor = nullptr;
 	uint32_t anchor_at = 0;
-	for (const DerivedField &f : derived.fields) {
-		auto was = layout_field(base, f.name);
+	for (const ShownField &s : shown) {
+		const DerivedField &f = s.field;
+		auto was = s.in(base);
 		if (f.name.starts_with(prefix) && was && *was <= *at &&
 		    (!anchor || *was > anchor_at))
 			anchor = &f, anchor_at = *was;
@@ -182,12 +205,13 @@ std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout 
 {
 	std::vector<std::pair<size_t, const lj_layout *>> scored;
 	const DerivedField *ptrsize = derived.field("ptrsize");
+	std::vector<ShownField> shown = shown_fields(derived);
 	for (const lj_layout *t : tables) {
 		if (ptrsize && t->ptrsize != ptrsize->value)
 			continue;
 		size_t agree = 0;
-		for (const DerivedField &f : derived.fields)
-			agree += layout_field(*t, f.name) == f.value;
+		for (const ShownField &s : shown)
+			agree += s.in(*t) == s.field.value;
 		scored.emplace_back(agree, t);
 	}
 	std::stable_sort(scored.begin(), scored.end(),
@@ -207,16 +231,19 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 		jit = *base.jit;
 		ly.jit = &jit;
 	}
-	for (const DerivedField &f : derived.fields) {
-		auto old = layout_field(ly, f.name);
+	std::vector<ShownField> shown = shown_fields(derived);
+	for (const ShownField &s : shown) {
+		const DerivedField &f = s.field;
+		auto old = s.in(ly);
 		if (changed && old && *old != f.value)
 			changed->push_back(f.name + " " + std::to_string(*old) + " -> " +
 					   std::to_string(f.value));
-		set_field(ly, jit, f.name, f.value);
+		if (s.access)
+			s.access->set(ly, jit, f.value);
 	}
 	auto move = [&](const char *name) {
 		std::string anchor;
-		auto to = moved(base, derived, name, &anchor);
+		auto to = moved(base, shown, name, &anchor);
 		if (!to || !layout_field(ly, name))
 			return;
 		if (changed)

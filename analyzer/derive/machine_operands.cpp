@@ -135,13 +135,15 @@ bool parse_number(std::string_view s, int64_t &v)
 // x86: "qword ptr [rdi + 8*rax - 0x8]", "[rip + 0x10]", "fs:[0x28]".
 void parse_x86_memory(std::string_view s, Operand &op)
 {
+	// "qword ptr [...]": the first word, when "ptr " follows it.
 	constexpr std::pair<std::string_view, uint8_t> widths[] = {
-		{"byte ptr", 1},     {"word ptr", 2},     {"dword ptr", 4},  {"qword ptr", 8},
-		{"xmmword ptr", 16}, {"ymmword ptr", 32}, {"tbyte ptr", 10},
+		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
+		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
 	};
-	for (auto [name, width] : widths)
-		if (s.starts_with(name) && s.size() > name.size() && s[name.size()] == ' ')
-			op.width = width;
+	if (size_t space = s.find(' '); space != s.npos && s.substr(space + 1).starts_with("ptr "))
+		for (auto [name, width] : widths)
+			if (s.substr(0, space) == name)
+				op.width = width;
 	size_t open = s.find('['), close = s.rfind(']');
 	if (open == s.npos || close == s.npos || close < open || s.find(':') < open)
 		return; // a segment (fs:, gs:) is thread-local: not an object
@@ -207,25 +209,28 @@ void parse_arm64_memory(std::string_view s, Operand &op)
 	}
 }
 
-// Splits at the commas outside brackets.
-std::vector<std::string_view> split_operands(std::string_view s)
+// The operand s starts with, up to the first comma outside brackets, and
+// whether there was one; s goes on after it. No vector of them: this runs
+// for every instruction decoded.
+std::string_view next_operand(std::string_view &s, bool &comma)
 {
-	std::vector<std::string_view> out;
 	int depth = 0;
-	size_t start = 0;
 	for (size_t i = 0; i < s.size(); i++) {
 		if (s[i] == '[' || s[i] == '{')
 			depth++;
 		else if ((s[i] == ']' || s[i] == '}') && depth > 0)
 			depth--;
 		else if (s[i] == ',' && depth == 0) {
-			out.push_back(trim(s.substr(start, i - start)));
-			start = i + 1;
+			std::string_view operand = trim(s.substr(0, i));
+			s.remove_prefix(i + 1);
+			comma = true;
+			return operand;
 		}
 	}
-	if (!trim(s.substr(start)).empty())
-		out.push_back(trim(s.substr(start)));
-	return out;
+	std::string_view operand = trim(s);
+	s = {};
+	comma = false;
+	return operand;
 }
 
 // The bytes an AArch64 load or store moves per register, from its
@@ -252,16 +257,24 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 		return op;
 	std::string_view text = trim(insn.text);
 	// x86 prefixes that do not change what is read: "lock", "rep", "notrack".
-	for (std::string_view prefix : {"lock ", "notrack ", "rep ", "bnd "})
-		if (text.starts_with(prefix))
-			text = trim(text.substr(prefix.size()));
+	// Compared as the first word, whose length rules out most at once.
 	size_t space = text.find(' ');
+	for (std::string_view prefix : {"lock", "notrack", "rep", "bnd"})
+		if (space != text.npos && text.substr(0, space) == prefix) {
+			text = trim(text.substr(space + 1));
+			space = text.find(' ');
+		}
 	op.mnemonic = std::string(text.substr(0, space));
 	if (space == text.npos)
 		return op;
-	auto operands = split_operands(text.substr(space + 1));
-	op.operands.reserve(operands.size());
-	for (std::string_view s : operands) {
+	std::string_view rest = text.substr(space + 1);
+	op.operands.reserve(1 + std::count(rest.begin(), rest.end(), ','));
+	for (bool comma = true; comma;) {
+		std::string_view s = next_operand(rest, comma);
+		// An empty last operand ("x, ") is none; one between commas is
+		// an operand of kind other.
+		if (s.empty() && !comma)
+			break;
 		Operand o;
 		int64_t v;
 		if (parse_register(s, arch, o))
@@ -270,7 +283,7 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 			arch == Arch::x86_64 ? parse_x86_memory(s, o) : parse_arm64_memory(s, o);
 		else if (parse_number(s, v))
 			o.kind = OperandKind::imm, o.value = v;
-		op.operands.push_back(o);
+		op.operands.push_back(std::move(o));
 	}
 	if (arch == Arch::aarch64 && !op.operands.empty())
 		for (Operand &o : op.operands)
@@ -283,9 +296,9 @@ bool LazyOperations::decode_next()
 {
 	if (decoded_ >= code_.size())
 		return false;
-	MachineInsn insn = dis_.decode(code_.subspan(decoded_), addr_ + decoded_);
-	decoded_ += insn.size;
-	ops_.push_back(operation_of(insn, arch_));
+	dis_.decode(code_.subspan(decoded_), addr_ + decoded_, insn_);
+	decoded_ += insn_.size;
+	ops_.push_back(operation_of(insn_, arch_));
 	return true;
 }
 
@@ -319,10 +332,10 @@ const std::deque<Operation> &LazyOperations::all()
 bool caller_saved(const std::string &reg, Arch arch)
 {
 	if (arch == Arch::x86_64) {
-		static const char *const saved[] = {"rbx", "rbp", "rsp", "r12",
-						    "r13", "r14", "r15"};
+		constexpr std::string_view saved[] = {"rbx", "rbp", "rsp", "r12",
+						      "r13", "r14", "r15"};
 		return std::none_of(std::begin(saved), std::end(saved),
-				    [&](const char *s) { return reg == s; });
+				    [&](std::string_view s) { return reg == s; });
 	}
 	// x19..x29 and sp survive a call.
 	if (reg == "sp")

@@ -84,6 +84,7 @@ private:
 	Arch arch_;
 	size_t decoded_ = 0; // bytes of code that ops_ covers
 	std::deque<Operation> ops_;
+	MachineInsn insn_; // the one being decoded, its text's buffer reused
 };
 
 // Registers a call may change (the System V and AAPCS64 calling

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ljcore {
 
@@ -40,6 +41,57 @@ bool writes_first_operand(std::string_view m, Arch arch)
 	return !(starts_with_any(m, {"cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
 				     "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"}));
 }
+
+// Values by register name: a vector searched from the front, not a
+// std::map. A path's registers are copied at each forward branch, where a
+// map allocates a node for every register, and a function uses a few
+// dozen registers at most.
+template <class V> class RegisterMap {
+	// Names of a few bytes, compared without a call to memcmp.
+	static bool same(const std::string &a, const std::string &b)
+	{
+		if (a.size() != b.size())
+			return false;
+		for (size_t i = 0; i < a.size(); i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+
+public:
+	using Entry = std::pair<std::string, V>;
+	using iterator = typename std::vector<Entry>::iterator;
+
+	iterator begin() { return entries_.begin(); }
+	iterator end() { return entries_.end(); }
+	iterator find(const std::string &reg)
+	{
+		return std::find_if(begin(), end(),
+				    [&](const Entry &e) { return same(e.first, reg); });
+	}
+	const V *get(const std::string &reg) const
+	{
+		for (const Entry &e : entries_)
+			if (same(e.first, reg))
+				return &e.second;
+		return nullptr;
+	}
+	V &operator[](const std::string &reg)
+	{
+		auto it = find(reg);
+		return it != end() ? it->second : entries_.emplace_back(reg, V{}).second;
+	}
+	void erase(const std::string &reg)
+	{
+		if (auto it = find(reg); it != end())
+			entries_.erase(it);
+	}
+	iterator erase(iterator it) { return entries_.erase(it); }
+	void clear() { entries_.clear(); }
+
+private:
+	std::vector<Entry> entries_;
+};
 
 class Tracker {
 public:
@@ -79,7 +131,7 @@ public:
 	// the function: another path to follow from there.
 	std::optional<uint64_t> branch_forward(const Operation &op) const
 	{
-		const std::string &m = op.mnemonic;
+		std::string_view m = op.mnemonic;
 		bool conditional = arch_ == Arch::x86_64
 					   ? m.size() > 1 && m[0] == 'j' && m != "jmp"
 					   : m.starts_with("b.") || m == "cbz" || m == "cbnz" ||
@@ -91,7 +143,7 @@ public:
 	}
 
 	// The registers of the path followed, to start another from.
-	using Registers = std::map<std::string, TrackedValue>;
+	using Registers = RegisterMap<TrackedValue>;
 	const Registers &registers() const { return regs_; }
 	void start_path(Registers regs)
 	{
@@ -127,8 +179,8 @@ private:
 
 	TrackedValue register_value(const std::string &reg) const
 	{
-		auto it = regs_.find(reg);
-		return it == regs_.end() ? TrackedValue{} : it->second;
+		const TrackedValue *v = regs_.get(reg);
+		return v ? *v : TrackedValue{};
 	}
 
 	static TrackedValue constant(int64_t k)
@@ -158,17 +210,16 @@ private:
 		TrackedValue read;
 		if (at.kind != TrackedValue::pointer)
 			return indexed_access(addr, o, store);
-		TrackedValue object = at;
-		object.k = 0;
 		int64_t offset = at.k + extra;
-		trace_.accesses.push_back(
-			MemoryAccess{addr, object, offset, o.width, store, store ? stored : read});
+		TrackedValue object = std::move(at);
+		object.k = 0;
 		if (!store) {
 			read = object;
 			read.path.push_back(offset);
 			read.width = o.width;
-			trace_.accesses.back().value = read;
 		}
+		trace_.accesses.push_back(MemoryAccess{addr, std::move(object), offset, o.width,
+						       store, store ? std::move(stored) : read});
 		return read;
 	}
 
@@ -206,7 +257,7 @@ private:
 		// A write of 8 or 16 bits keeps the rest of the register.
 		if (arch_ == Arch::x86_64 && dst.width < 4)
 			v = TrackedValue{};
-		regs_[dst.reg] = v;
+		regs_[dst.reg] = std::move(v);
 	}
 
 	void call(const Operation &op)
@@ -262,7 +313,7 @@ private:
 
 	bool step_x86(const Operation &op)
 	{
-		const std::string &m = op.mnemonic;
+		std::string_view m = op.mnemonic;
 		auto &o = op.operands;
 		if (m == "ret" || m == "hlt" || m == "ud2")
 			return false;
@@ -334,7 +385,7 @@ private:
 
 	bool step_arm64(const Operation &op)
 	{
-		const std::string &m = op.mnemonic;
+		std::string_view m = op.mnemonic;
 		auto &o = op.operands;
 		if (m == "ret" || m == "br" || m == "brk" || m == "udf")
 			return false;
@@ -408,10 +459,10 @@ private:
 
 	Arch arch_;
 	bool stack_; // the stack pointer is followed
-	std::map<std::string, TrackedValue> regs_;
+	Registers regs_;
 	// arm64: registers holding a pointer plus a scaled index (base,
 	// index), on the path followed.
-	std::map<std::string, std::pair<TrackedValue, TrackedValue>> scaled_;
+	RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled_;
 	FunctionTrace trace_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -219,27 +220,33 @@ Disassembler::~Disassembler()
 
 MachineInsn Disassembler::decode(std::span<const uint8_t> code, uint64_t addr)
 {
+	MachineInsn insn;
+	decode(code, addr, insn);
+	return insn;
+}
+
+void Disassembler::decode(std::span<const uint8_t> code, uint64_t addr, MachineInsn &insn)
+{
 	ljcore_mc_insn decoded;
 	size_t n = (*llvm(arch_))->decode(decoder_, code.data(), code.size(), addr, &decoded);
-	MachineInsn insn;
 	insn.addr = addr;
+	insn.branch_to.reset();
+	insn.undecodable = n == 0;
 	if (n == 0) {
 		// A fixed instruction width (aarch64) skips a bad word whole.
 		insn.size = uint32_t(std::min<size_t>(arch_info(arch_).insn_unit, code.size()));
-		insn.undecodable = true;
 		insn.text = "(bad)";
-		return insn;
+		return;
 	}
 	insn.size = uint32_t(n);
 	std::string_view t = decoded.text;
 	size_t first = t.find_first_not_of(" \t");
-	insn.text = first == t.npos ? "" : t.substr(first);
-	for (char &c : insn.text)
-		if (c == '\t')
-			c = ' ';
+	// Assigned, not built anew: a decoder's MachineInsn reused keeps its
+	// buffer.
+	insn.text.assign(first == t.npos ? std::string_view() : t.substr(first));
+	std::replace(insn.text.begin(), insn.text.end(), '\t', ' ');
 	if (decoded.has_branch)
 		insn.branch_to = decoded.branch_to;
-	return insn;
 }
 
 std::vector<MachineInsn> Disassembler::disassemble(std::span<const uint8_t> code, uint64_t addr)

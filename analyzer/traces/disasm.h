@@ -35,6 +35,9 @@ public:
 	std::vector<MachineInsn> disassemble(std::span<const uint8_t> code, uint64_t addr);
 	// The first instruction of code (not empty), which starts at addr.
 	MachineInsn decode(std::span<const uint8_t> code, uint64_t addr);
+	// The same into insn, whose text keeps its buffer from one
+	// instruction to the next.
+	void decode(std::span<const uint8_t> code, uint64_t addr, MachineInsn &insn);
 
 private:
 	explicit Disassembler(Arch arch) : arch_(arch) {}

@@ -3,7 +3,6 @@
 // LLVM's, kept out of its dynamic symbols (--exclude-libs).
 #include "analyzer/traces/disasm_module.h"
 
-#include <llvm/ADT/SmallString.h>
 #include <llvm/ADT/Triple.h>
 #include <llvm/MC/MCAsmInfo.h>
 #include <llvm/MC/MCContext.h>
@@ -18,8 +17,6 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string_view>
 
@@ -91,6 +88,38 @@ void *decoder_create(const char *triple, int intel_syntax)
 	return d.release();
 }
 
+// A stream printing into an instruction's text, its own buffer: nothing
+// copied, no stream flushed per operand. What does not fit is dropped, as
+// the C interface truncates (no instruction comes near 255 characters).
+class TextStream final : public llvm::raw_ostream {
+public:
+	explicit TextStream(char (&text)[sizeof(ljcore_mc_insn::text)]) : text_(text)
+	{
+		SetBuffer(text_, sizeof text - 1);
+	}
+	// Ends the text with a NUL.
+	void finish()
+	{
+		flush();
+		text_[length_] = '\0';
+	}
+
+private:
+	// Called when the buffer is full (or flushed): the text stays where
+	// it is, and anything after it goes to a scratch buffer.
+	void write_impl(const char *ptr, size_t size) override
+	{
+		if (ptr == text_)
+			length_ = size;
+		SetBuffer(overflow_, sizeof overflow_);
+	}
+	uint64_t current_pos() const override { return length_; }
+
+	char *text_;
+	size_t length_ = 0;
+	char overflow_[64];
+};
+
 void decoder_dispose(void *decoder)
 {
 	delete static_cast<Decoder *>(decoder);
@@ -108,16 +137,13 @@ size_t decode(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	// still decoded: printed, as the C interface does.
 	if (status == llvm::MCDisassembler::Fail || length == 0 || length > size)
 		return 0;
-	llvm::SmallString<128> text;
-	llvm::raw_svector_ostream os(text);
 	// Branch targets print as addresses, as the C interface prints them
 	// (through its symbolizer): the printer adds the immediate to the
 	// address given, which for x86 is that of the next instruction.
 	uint64_t pcrel_base = pcrel_from_next ? pc + length : pc;
+	TextStream os(out->text);
 	d->printer->printInst(&inst, pcrel_base, "", *d->subtarget, os);
-	size_t n = std::min(text.size(), sizeof out->text - 1);
-	memcpy(out->text, text.data(), n);
-	out->text[n] = '\0';
+	os.finish();
 	// A direct branch or call's target, as the C interface reports it to
 	// its symbol callback: not an ADR's or a literal load's address.
 	const llvm::MCInstrDesc &desc = d->instructions->get(inst.getOpcode());
