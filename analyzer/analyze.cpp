@@ -76,7 +76,7 @@ Expected<Analysis> analyze_core(const std::string &path, const AnalyzeOptions &o
 
 Expected<Analysis> analyze_pid(int32_t pid, const AnalyzeOptions &options)
 {
-	auto live = open_live(pid);
+	auto live = open_live(pid, options.layout);
 	if (!live)
 		return std::unexpected(live.error());
 	Analysis a = analyze_target(*live->process, *live->native, options);

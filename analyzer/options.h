@@ -19,8 +19,10 @@ enum class ScanMode { automatic, always, never };
 
 // Which layouts a VM may be read with: DWARF, then the one derived from
 // LuaJIT's code, then the built-in tables; or only the derived one (to
-// check the deriver, or when a table would mislead).
-enum class LayoutChoice { automatic, derived };
+// check the deriver, or when a table would mislead); or DWARF and the
+// tables without reading code (LLVM's module not loaded, as before
+// deriving existed: the figure deriving's cost is measured against).
+enum class LayoutChoice { automatic, derived, tables };
 
 struct GcCensusOptions {
 	size_t top = 10;        // largest objects to keep

@@ -39,11 +39,12 @@ Expected<CoreSession> open_core_head(const std::string &path, const FileLookup &
 	return core_session(ElfCore::open_head(path, lookup, process_memory), path);
 }
 
-Expected<LiveSession> open_live(int32_t pid)
+Expected<LiveSession> open_live(int32_t pid, LayoutChoice layout)
 {
 	// Reading LuaJIT's code takes milliseconds: from its file, while the
 	// process still runs, not in the window it is stopped for.
-	derive_before_stopping(pid);
+	if (layout != LayoutChoice::tables)
+		derive_before_stopping(pid);
 	auto process = LiveProcess::attach(pid);
 	if (!process)
 		return std::unexpected(process.error());

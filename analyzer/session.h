@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "analyzer/options.h"
 #include "readers/elf_core.h"
 #include "readers/error.h"
 #include "readers/live_process.h"
@@ -40,6 +41,7 @@ struct LiveSession {
 	std::unique_ptr<LiveProcess> process;
 	std::unique_ptr<NativeSession> native;
 };
-Expected<LiveSession> open_live(int32_t pid);
+// With layout tables, LuaJIT's code is not read before the stop.
+Expected<LiveSession> open_live(int32_t pid, LayoutChoice layout = LayoutChoice::automatic);
 
 } // namespace ljcore

@@ -275,7 +275,7 @@ CoreContents snapshot_contents(const CoreSession &session, const AnalyzeOptions 
 Expected<SnapshotResult> snapshot_pid(int32_t pid, const std::string &out_path,
 				      const AnalyzeOptions &options)
 {
-	auto session = open_live(pid);
+	auto session = open_live(pid, options.layout);
 	if (!session)
 		return std::unexpected(session.error());
 	const LiveProcess &live = *session->process;

@@ -33,8 +33,9 @@ void add_input_options(CLI::App *cmd, InputOptions &in, bool core_positional)
 		->check(CLI::IsMember({"auto", "always", "never"}));
 	cmd->add_option("--layout", in.layout,
 			"LuaJIT's offsets: auto (DWARF, then derived from LuaJIT's "
-			"code, then the built-in tables) or derived (from the code only)")
-		->check(CLI::IsMember({"auto", "derived"}));
+			"code, then the built-in tables), derived (from the code only) "
+			"or tables (DWARF, then the tables; the code is not read)")
+		->check(CLI::IsMember({"auto", "derived", "tables"}));
 }
 
 void add_locals_options(CLI::App *cmd, LocalsFlags &f)

@@ -21,7 +21,7 @@ _ljcore()
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
 		return ;;
 	--layout)
-		COMPREPLY=($(compgen -W "auto derived" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto derived tables" -- "$cur"))
 		return ;;
 	--format)
 		if [[ $cmd == profile ]]; then

@@ -8,7 +8,7 @@ common=(
 	'--sysroot[look up every file of the core under this directory]:directory:_directories'
 	'--debuginfod[let libdw ask the debuginfod servers]'
 	'--scan[scan writable memory for VMs]:when:(auto always never)'
-	'--layout[LuaJIT'"'"'s offsets: DWARF, code, tables, or the code only]:source:(auto derived)'
+	'--layout[LuaJIT'"'"'s offsets: DWARF, code, tables; the code only; or no code]:source:(auto derived tables)'
 	'(- *)'{-h,--help}'[print the options and exit]'
 )
 local core='*:core file (- for standard input):_files'

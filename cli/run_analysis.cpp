@@ -17,7 +17,9 @@ AnalyzeOptions analyze_options(const InputOptions &in)
 	options.scan = in.scan == "always"  ? ScanMode::always
 		       : in.scan == "never" ? ScanMode::never
 					    : ScanMode::automatic;
-	options.layout = in.layout == "derived" ? LayoutChoice::derived : LayoutChoice::automatic;
+	options.layout = in.layout == "derived"  ? LayoutChoice::derived
+			 : in.layout == "tables" ? LayoutChoice::tables
+						 : LayoutChoice::automatic;
 	return options;
 }
 

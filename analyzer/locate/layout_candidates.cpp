@@ -258,7 +258,7 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 	add_dwarf(native, mod, sym ? sym->module : "", arch, builtin, set, diag);
 	// DWARF says every member; without it, what the code shows comes
 	// before what a table says.
-	if (!set.dwarf)
+	if (!set.dwarf && choice != LayoutChoice::tables)
 		add_derived(native, arch, false, builtin, set, diag);
 	set.order.insert(set.order.end(), builtin.begin(), builtin.end());
 }

@@ -8,6 +8,8 @@ copy of the binary whose lua_close stores g->cur_L one word further (the
 same build-id, so the core's file-backed memory still comes from it): the
 derived layouts misplace cur_L, memory prefers the table, `--explain` says
 why each derived layout was refused, and the backtrace does not change.
+`--layout tables` never reads the code: every offset is a table's, and the
+backtrace is the same.
 
 Usage: derived_first.py LJCORE SOURCE_DIR
 """
@@ -35,9 +37,13 @@ def run(*args):
     return subprocess.run([ljcore, *args], capture_output=True, text=True).stdout
 
 
-def analysis(exe):
-    doc = json.loads(run("analyze", "--json", "--exe", exe, core))
+def analysis_with(exe, *options):
+    doc = json.loads(run("analyze", "--json", *options, "--exe", exe, core))
     return doc["vms"][0] if doc["vms"] else {}
+
+
+def analysis(exe):
+    return analysis_with(exe)
 
 
 def explained_fields(text):
@@ -95,6 +101,16 @@ cur_l = fields.get("g_cur_L", (0, ""))
 check(cur_l[1].startswith("lua_close+0x"), "g->cur_L's source is lua_close's store", cur_l)
 check(any(s.startswith("table ") for _, s in fields.values()),
       "the fields the code does not show are the table's")
+tables_only = run("analyze", "--explain", "--layout", "tables", "--exe", exe, core)
+table_fields = explained_fields(tables_only)
+check(table_fields and all(s.startswith("table ") for _, s in table_fields.values()),
+      "--layout tables: every offset from a table",
+      [f for f, (_, s) in table_fields.items() if not s.startswith("table ")][:3])
+check(analysis_with(exe, "--layout", "tables").get("layout_origin") == "table",
+      "--layout tables: the layout's origin is a table")
+bt_of = lambda *args: run("bt", "--format=luajit", "--exe", exe, *args, core)
+check(bt_of("--layout", "tables") == bt_of() and "stack traceback:" in bt_of(),
+      "--layout tables: the same backtrace")
 
 if not re.fullmatch(r"lua_close\+0x[0-9a-f]+", cur_l[1]):
     sys.exit(1)
