@@ -120,10 +120,11 @@ Expected<FrozenHeap> freeze_heap(const ProfiledProcess &proc, Diagnostics &diagn
 		f->objects_complete = census.complete;
 		// One string more than g->str.num is the one gc_sweepstr is
 		// freeing at the head of its chain: harmless, as it is garbage.
-		// A list that ends early (a freed string's first bytes are the
-		// allocator's) is not.
+		// A chain that ends early (a freed string's first bytes are the
+		// allocator's) is not. Only these pass with the next stop; what
+		// else the census could not read is the heap's, said once.
 		const GcStringTable &st = census.strings;
-		const bool torn = st.strings < st.num || !census.complete;
+		const bool torn = st.strings < st.num || !st.chains_whole;
 		if (torn && stop < max_stops) {
 			wait_until_ran(proc.pid, proc.config.tid, ran_ns);
 			continue;

@@ -43,8 +43,7 @@ Expected<LiveSession> open_live(int32_t pid, LayoutChoice layout)
 {
 	// Reading LuaJIT's code takes milliseconds: from its file, while the
 	// process still runs, not in the window it is stopped for.
-	if (layout != LayoutChoice::tables)
-		derive_before_stopping(pid);
+	derive_before_stopping(pid, layout);
 	auto process = LiveProcess::attach(pid);
 	if (!process)
 		return std::unexpected(process.error());

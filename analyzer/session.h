@@ -41,7 +41,7 @@ struct LiveSession {
 	std::unique_ptr<LiveProcess> process;
 	std::unique_ptr<NativeSession> native;
 };
-// With layout tables, LuaJIT's code is not read before the stop.
+// layout says whether LuaJIT's code is read (before the stop).
 Expected<LiveSession> open_live(int32_t pid, LayoutChoice layout = LayoutChoice::automatic);
 
 } // namespace ljcore

@@ -2,6 +2,7 @@
 // (analyzer/profile/profiler.h) and writes them in one of the formats of
 // cli/render_profile.h.
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -202,6 +203,11 @@ public:
 			options_.alloc = alloc_ == "all" ? Alloc::all : Alloc::outstanding;
 		using Time = ProfileOptions::Time;
 		options_.time = wall_ ? Time::wall : off_cpu_ ? Time::off_cpu : Time::cpu;
+		// CLI::Range lets "nan" through: no comparison refuses it.
+		if (!std::isfinite(off_cpu_period_ms_)) {
+			std::cerr << "ljcore: --off-cpu-period: not a number of ms\n";
+			return exit_usage;
+		}
 		options_.off_cpu_period_ns = uint64_t(off_cpu_period_ms_ * 1e6);
 		if (!usable(options_) || !usable_by_request())
 			return exit_usage;

@@ -21,6 +21,9 @@ namespace {
 
 // vm.max_map_count (65530) lines of a few hundred bytes at most.
 constexpr size_t max_maps_bytes = 64 << 20;
+// The arguments and environment exec takes (ARG_MAX, a quarter of an
+// 8 MB stack limit); a process may write a longer one over its own.
+constexpr size_t max_cmdline_bytes = 8 << 20;
 
 std::vector<int32_t> list_tasks(int32_t pid)
 {
@@ -84,7 +87,7 @@ Expected<std::unique_ptr<LiveProcess>> LiveProcess::attach(int32_t pid)
 	p->process_.name = read_small_file(proc + "/comm").value_or("");
 	if (!p->process_.name.empty() && p->process_.name.back() == '\n')
 		p->process_.name.pop_back();
-	std::string args = read_small_file(proc + "/cmdline").value_or("");
+	std::string args = read_small_file(proc + "/cmdline", max_cmdline_bytes).value_or("");
 	std::replace(args.begin(), args.end(), '\0', ' ');
 	while (!args.empty() && args.back() == ' ')
 		args.pop_back();
@@ -126,8 +129,14 @@ Expected<void> LiveProcess::stop_threads()
 		stopped_.push_back({tid, 0});
 		if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0)
 			continue;
+		// profile's SIGINT handler does not restart system calls: a
+		// Ctrl-C here must not leave the interrupt to stop the thread
+		// after it was let go.
 		int status;
-		if (waitpid(tid, &status, __WALL) != tid) {
+		pid_t waited;
+		while ((waited = waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+		}
+		if (waited != tid) {
 			diagnostics_.problem("thread " + std::to_string(tid) + " did not stop");
 			continue;
 		}

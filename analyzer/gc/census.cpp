@@ -46,7 +46,8 @@ void Census::size_trace(uint64_t o)
 	if (!tl_) {
 		// A JIT build none of our tables describe: counted, not sized.
 		if (!out_.types[size_t(GcType::trace)].count)
-			problem("traces not sized: no JIT layout for " + std::string(ly_.name));
+			problem("traces not sized: no JIT layout for " +
+				std::string(ly_.name ? ly_.name : "this build"));
 		count(GcType::trace, o, 0);
 		return;
 	}

@@ -45,6 +45,11 @@ private:
 		out_.complete = false;
 		out_.diagnostics.problem(std::move(what));
 	}
+	void chain_problem(std::string what)
+	{
+		out_.strings.chains_whole = false;
+		problem(std::move(what));
+	}
 	// An object whose size fields say more than LuaJIT allows: counted
 	// as it claims (the bytes are what g->gc.total would say), reported.
 	void implausible(uint64_t o, const std::string &what)

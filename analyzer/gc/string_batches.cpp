@@ -64,6 +64,7 @@ void Census::add_batch(Census &part)
 	st.used += part.out_.strings.used;
 	st.longest = std::max(st.longest, part.out_.strings.longest);
 	st.strings += part.out_.strings.strings;
+	st.chains_whole = st.chains_whole && part.out_.strings.chains_whole;
 	st.bytes = mine.bytes;
 	objects_.insert(objects_.end(), part.objects_.begin(), part.objects_.end());
 	// The part listed its first implausible objects first, then maybe

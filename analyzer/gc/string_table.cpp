@@ -42,17 +42,18 @@ bool Census::open_string_table(uint64_t &tab)
 bool Census::visit_string(uint64_t addr, uint64_t &next)
 {
 	if (!obj_.fetch(addr)) {
-		problem(missed("string table chain"));
+		chain_problem(missed("string table chain"));
 		return false;
 	}
 	next = gc_header::nextgc(ly_, obj_);
 	if (gc_header::gct(ly_, obj_) != LJ_TSTR) {
-		problem("string table chain: object " + luajit_pointer(addr) + " is no string");
+		chain_problem("string table chain: object " + luajit_pointer(addr) +
+			      " is no string");
 		return false;
 	}
 	size_string(addr);
 	if (obj_.failed()) {
-		problem(missed("string table chain"));
+		chain_problem(missed("string table chain"));
 		return false;
 	}
 	out_.strings.strings++;
@@ -128,7 +129,7 @@ bool Census::walk_long_chains(const std::vector<uint64_t> &links, uint64_t round
 				return false;
 			st.longest = std::max(st.longest, ++length);
 			if (next && cycle.loops_at(next)) {
-				problem("string table chain is cyclic");
+				chain_problem("string table chain is cyclic");
 				return false;
 			}
 			o = next;

@@ -35,8 +35,10 @@ Expected<DerivedLayout> derived_once(Dwfl_Module *mod, Elf *elf, bool *read_befo
 	return it->second;
 }
 
-void derive_before_stopping(int32_t pid)
+void derive_before_stopping(int32_t pid, LayoutChoice layout)
 {
+	if (layout == LayoutChoice::tables)
+		return;
 	auto native = NativeSession::open_modules(pid);
 	if (!native)
 		return;
@@ -44,8 +46,9 @@ void derive_before_stopping(int32_t pid)
 	auto sym = (*native)->symbol_by_name("luaJIT_setmode");
 	Dwfl_Module *mod = sym ? (*native)->module_at(sym->addr) : nullptr;
 	uint64_t bias;
-	// With DWARF, candidate_layouts does not read the code.
-	if (!mod || (*native)->module_dwarf(mod, &bias))
+	// With DWARF, candidate_layouts reads the code only for --layout
+	// derived.
+	if (!mod || (layout != LayoutChoice::derived && (*native)->module_dwarf(mod, &bias)))
 		return;
 	Dwarf_Addr elf_bias;
 	if (Elf *elf = dwfl_module_getelf(mod, &elf_bias))

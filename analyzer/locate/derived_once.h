@@ -10,6 +10,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "analyzer/derive/derive_layout.h"
+#include "analyzer/options.h"
 #include "readers/error.h"
 
 namespace ljcore {
@@ -20,9 +21,10 @@ namespace ljcore {
 // when an earlier call had read it.
 Expected<DerivedLayout> derived_once(Dwfl_Module *mod, Elf *elf, bool *read_before = nullptr);
 
-// Reads the code of the LuaJIT module process pid maps, when it has no
-// DWARF, before pid is stopped: derived_once() then answers at once in the
-// stopped window. Anything it cannot do is left to that window.
-void derive_before_stopping(int32_t pid);
+// Reads the code of the LuaJIT module process pid maps, when the layout
+// choice will (no DWARF, or --layout derived), before pid is stopped:
+// derived_once() then answers at once in the stopped window. Anything it
+// cannot do is left to that window.
+void derive_before_stopping(int32_t pid, LayoutChoice layout);
 
 } // namespace ljcore

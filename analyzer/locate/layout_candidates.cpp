@@ -116,9 +116,7 @@ void add_derived(const NativeSession &native, Arch arch, bool alone,
 	bool read_before = false;
 	auto derived = derived_once(mod, elf, &read_before);
 	if (read_before)
-		diag.evidence("the code of " + module +
-			      " was read earlier in this run (a live process's before it was "
-			      "stopped)");
+		diag.evidence("the code of " + module + " was read earlier in this run");
 	if (!derived)
 		return problem(module + ": " + derived.error().message);
 	if (derived->arch != arch)

@@ -62,6 +62,9 @@ struct GcStringTable {
 	uint64_t longest = 0; // longest chain
 	uint64_t strings = 0; // strings found on the chains
 	uint64_t bytes = 0;   // their bytes
+	// False when a chain ended early: a link unreadable, not a string, or
+	// cyclic (a heap copied while LuaJIT moved strings between chains).
+	bool chains_whole = true;
 	std::vector<GcObject> largest;
 };
 

@@ -130,7 +130,7 @@ Expected<std::unique_ptr<OffCpuSampler>> OffCpuSampler::open(uint64_t period_ns)
 	}
 	if (lj_offcpu::attach(s->skel_) != 0)
 		return fail("cannot attach the off-CPU sampler to sched_switch and "
-			    "sched_wakeup: " +
+			    "sched_exit_tp (or sched_wakeup): " +
 			    bpf_errno_text(errno, needs));
 	s->ring_ =
 		ring_buffer__new(bpf_map__fd(s->skel_->maps.samples), on_record, s.get(), nullptr);

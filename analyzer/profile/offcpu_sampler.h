@@ -4,7 +4,8 @@
 // (tp_btf/sched_exit_tp; a period shorter than the sampling period only
 // with probability its length / the period, weighing the period), and
 // sums in the kernel how long it was away by stack and state: blocked, or
-// waiting for a CPU once woken (sched_wakeup) or preempted
+// waiting for a CPU once woken or preempted (the kernel's run_delay at the
+// return; sched_wakeup without sched_exit_tp)
 // (luajit/bpf/offcpu_event.h). Each stack is sent once; the sums are read
 // a few times a second, and each stack's new time handed over as one
 // sample weighing those nanoseconds (lj_profile_sample.offcpu_ns) and

@@ -1,7 +1,7 @@
 /*
  * ljcore profile --off-cpu: the Lua stacks a profiled process's VM thread
  * spends its time off the CPU in, split into the time blocked and the time
- * it waited for a CPU once woken (since sched_wakeup) or preempted, walked
+ * it waited for a CPU once woken or preempted (sched_info.run_delay), walked
  * with the shared sample walk (luajit/profile_walk.h, as profile.bpf.c
  * does for a CPU sample). A stack is sent to userspace once, the first
  * time it is seen; the times are summed here, by stack (offcpu_event.h).
@@ -402,8 +402,7 @@ int BPF_PROG(on_switch, __u64 preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
-/* The end of __schedule(), in the context of the thread that runs now
- * (also a new thread's first run): back on the CPU, a VM thread's period
+/* The end of __schedule(), in the context of the thread that runs now: back on the CPU, a VM thread's period
  * off it is walked, or not (chosen()). Not loaded where the kernel has no
  * sched_exit_tp (walk_at_return 0). */
 SEC("tp_btf/sched_exit_tp")

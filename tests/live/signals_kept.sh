@@ -54,6 +54,13 @@ for ((i = 0; i < stops; i++)); do
     echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
     exit 77
   fi
+  # The target has no LuaJIT: exit 2 (no VM found) is the one right answer.
+  if ((rc != 2)); then
+    echo "FAIL: stop $i: ljcore exited $rc, not 2 (no VM):"
+    head -5 <<<"$out"
+    touch "$work/stop"
+    exit 1
+  fi
 done
 touch "$work/stop"
 wait "$sender"

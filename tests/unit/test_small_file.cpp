@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <fstream>
+#include <cstdlib>
 #include <string>
 #include <unistd.h>
 
@@ -20,8 +20,12 @@ TEST_CASE("small file: /proc/self/stat is read whole")
 
 TEST_CASE("small file: max bytes read, one more refused")
 {
-	std::string path = std::string(P_tmpdir) + "/ljcore-test-small-file";
-	std::ofstream(path, std::ios::binary) << std::string(5000, 'x');
+	std::string path = std::string(P_tmpdir) + "/ljcore-test-small-file.XXXXXX";
+	int fd = mkstemp(path.data());
+	REQUIRE(fd >= 0);
+	const std::string bytes(5000, 'x');
+	REQUIRE(write(fd, bytes.data(), bytes.size()) == ssize_t(bytes.size()));
+	close(fd);
 	auto whole = read_small_file(path, 5000);
 	REQUIRE(whole.has_value());
 	CHECK(whole->size() == 5000);
