@@ -12,7 +12,7 @@
 # second (none: as many as the machine allows). CPU=N runs everything on that CPU: the
 # round trips then switch between the two processes on one CPU, without the wakeups of
 # an idle CPU whose cost varies more than the profile's on a loaded VM (SPIN=14000 CPU=1
-# is about 50 000 round trips a second on this project's VM).
+# is about 50 000 to 60 000 round trips a second on this project's VM, quiet or not).
 # Needs root (BPF). Usage: [SPIN=N] [CPU=N] tools/bench/offcpu_overhead.sh [RUNS]
 # (results: build/bench/offcpu_overhead.txt)
 set -euo pipefail
