@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from elf_bytes import dynsym_entry, file_offset
+
 ljcore, source = sys.argv[1], sys.argv[2]
 example = f"{source}/testdata/example"
 core = f"{example}/core.zst"
@@ -60,37 +62,6 @@ def explained_fields(text):
     return fields
 
 
-def elf_sections(elf):
-    shoff, = struct.unpack_from("<Q", elf, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", elf, 0x3a)
-    for i in range(shnum):
-        _, type_, _, addr, off, size, link, _, _, entsize = struct.unpack_from(
-            "<IIQQQQIIQQ", elf, shoff + i * shentsize)
-        yield {"type": type_, "addr": addr, "off": off, "size": size, "link": link,
-               "entsize": entsize}
-
-
-def file_offset(elf, addr):
-    for s in elf_sections(elf):
-        if s["type"] == 1 and s["addr"] <= addr < s["addr"] + s["size"]:  # SHT_PROGBITS
-            return s["off"] + addr - s["addr"]
-    sys.exit(f"FAIL {addr:#x} is in no section")
-
-
-def symbol(elf, wanted):
-    """The value of exported symbol `wanted` (.dynsym)."""
-    secs = list(elf_sections(elf))
-    for s in secs:
-        if s["type"] != 11:  # SHT_DYNSYM
-            continue
-        strtab = secs[s["link"]]["off"]
-        for off in range(s["off"], s["off"] + s["size"], s["entsize"]):
-            name, = struct.unpack_from("<I", elf, off)
-            if elf[strtab + name:elf.index(b"\0", strtab + name)] == wanted:
-                return struct.unpack_from("<Q", elf, off + 8)[0]
-    sys.exit(f"FAIL no {wanted} in the example's .dynsym")
-
-
 exe = f"{example}/luajit"
 good = analysis(exe)
 check(good.get("layout_origin") == "derived", "read with the layout derived from the code",
@@ -117,7 +88,7 @@ if not re.fullmatch(r"lua_close\+0x[0-9a-f]+", cur_l[1]):
 # The store of NULL into g->cur_L (lua_close+N, as derived): its displacement
 # one word on.
 data = bytearray(open(exe, "rb").read())
-at = file_offset(data, symbol(data, b"lua_close") + int(cur_l[1].split("+")[1], 16))
+at = file_offset(data, dynsym_entry(data, b"lua_close")[1] + int(cur_l[1].split("+")[1], 16))
 disp = data.find(struct.pack("<I", cur_l[0]), at, at + 12)
 check(disp >= 0, "found the displacement of the store")
 struct.pack_into("<I", data, disp, cur_l[0] + 8)
