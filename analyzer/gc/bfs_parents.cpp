@@ -5,6 +5,18 @@
 
 namespace ljcore::gc {
 
+namespace {
+
+// The bit index of word's n-th one (n from 1, at most its ones).
+unsigned nth_one(uint64_t word, uint64_t n)
+{
+	while (--n)
+		word &= word - 1;
+	return unsigned(std::countr_zero(word));
+}
+
+} // namespace
+
 // Node n's one is the n-th; the zeros before it are the visits begun
 // before n was found, the last of them its parent's.
 uint32_t BfsParents::parent(uint32_t n) const
@@ -21,9 +33,7 @@ uint32_t BfsParents::parent(uint32_t n) const
 			left -= ones;
 			continue;
 		}
-		while (--left)
-			word &= word - 1;
-		const uint64_t at = w * 64 + unsigned(std::countr_zero(word));
+		const uint64_t at = w * 64 + nth_one(word, left);
 		return uint32_t(at - (n - 1));
 	}
 	return 0;
@@ -60,9 +70,7 @@ uint32_t BfsParents::first_child(uint32_t p) const
 			left -= z;
 			continue;
 		}
-		while (--left)
-			word &= word - 1;
-		const uint64_t at = w * 64 + unsigned(std::countr_zero(word));
+		const uint64_t at = w * 64 + nth_one(word, left);
 		return uint32_t(at - (p - 1) + 1);
 	}
 	return ones_ + 1;
