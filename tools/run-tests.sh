@@ -52,8 +52,14 @@ asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 # which ASan's shadow memory cannot fit in: the handler's tests run in the
 # normal build only.
 asan_redundant+="|^catch/"
-# The profiler's naming runs the same code on every build: one under ASan.
-asan_redundant+="|^profile/(luajit2-gc32-stripped|distro-luajit2)/"
+# The profiler's naming runs the same code on every build: one under ASan. Of its
+# tests of shares against a clock, each runs code another does not: lines of one
+# script (the three share the line mapping), the split's formats (the same
+# sampling), --wall and the off-CPU total (--off-cpu's code).
+# (One group: nine at most.)
+asan_redundant+="|^profile/(luajit2-gc32-stripped/|distro-luajit2/|upstream-gc64-debug/lines-side_traces\$"
+asan_redundant+="|upstream-gc64-debug/lines-stitched\$|upstream-gc64-debug/split_70_30\$"
+asan_redundant+="|upstream-gc64-debug/off-cpu\$)"
 # A CI log shows its tail: the failed tests are listed again at the very
 # end with ctest's reason (Failed, Timeout, Subprocess aborted...), then
 # each one's output, the reason being most often in its last lines: its

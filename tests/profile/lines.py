@@ -8,6 +8,9 @@ Usage: lines.py LJCORE LUAJIT SCRIPT [SECONDS]
   of either profile's samples must have a share within 5 points of the other's, and at
   most 1% of ljcore's samples may lack a line. Both sample about every millisecond (999 Hz,
   -jp's i1), so that chance moves a share by a point or two, not five (a failed walk, a trace no snapshot places).
+  Both profile the same process at the same time: ljcore attaches to `luajit -jp=l` a second
+  after its start. Two runs of the script differ more than that (a line's share moved from
+  42% to 47% between runs of -jp alone), and a test comparing two runs failed on it.
 
   -jp=l is biased: it samples at the next profiler check, which a trace makes where the
   line changes and the interpreter at the next bytecode, so the time of a line is counted
@@ -64,14 +67,8 @@ def ljcore_lines(ljcore, pid, seconds, name):
     return lines, lineless, taken
 
 
-def jp_lines(luajit, script, seconds, name):
-    """-jp=l's share (percent) of each line of the script."""
-    lua_path = os.path.join(os.path.dirname(luajit), "?.lua") + ";;"
-    r = subprocess.run([luajit, "-jp=lm0i1", script], capture_output=True, timeout=seconds + 60,
-                       env=dict(os.environ, SPLIT_SECONDS=str(seconds), LUA_PATH=lua_path))
-    out = r.stdout.decode(errors="replace")
-    if r.returncode != 0:
-        sys.exit("FAIL: luajit -jp=l exited with %d: %s" % (r.returncode, out))
+def jp_shares(out, name):
+    """-jp=l's share (percent) of each line of the script, from its report."""
     shares = {}
     for m in re.finditer(r"^\s*(\d+)%\s+(\S+)$", out, re.M):
         if m.group(2).startswith(name + ":"):
@@ -87,17 +84,22 @@ def main():
     if not os.access(luajit, os.X_OK):
         skip(luajit + " not built (tools/build-luajit.sh)")
     name = os.path.basename(script)
-    proc = subprocess.Popen([luajit, script], stdout=subprocess.DEVNULL,
-                            env=dict(os.environ, SPLIT_SECONDS="1000"))
+    # -jp reports when the script ends, which is a second before ljcore attaches and
+    # about two after it detaches (SPLIT_SECONDS counts CPU time): both see the same loop.
+    lua_path = os.path.join(os.path.dirname(luajit), "?.lua") + ";;"
+    proc = subprocess.Popen([luajit, "-jp=lm0i1", script], stdout=subprocess.PIPE,
+                            env=dict(os.environ, SPLIT_SECONDS=str(seconds + 3),
+                                     LUA_PATH=lua_path))
     try:
         time.sleep(1)  # past start-up, and the JIT's compiling
         lines, lineless, taken = ljcore_lines(ljcore, proc.pid, seconds, name)
-        if proc.poll() is not None:
-            sys.exit("FAIL: the profiled process died")
+        out = proc.communicate(timeout=60)[0].decode(errors="replace")
     finally:
         proc.kill()
         proc.wait()
-    jp = jp_lines(luajit, script, seconds, name)
+    if proc.returncode != 0:
+        sys.exit("FAIL: luajit -jp=l exited with %d: %s" % (proc.returncode, out))
+    jp = jp_shares(out, name)
     failures = []
     print("%-28s %8s %8s" % ("line", "ljcore", "-jp=l"))
     for line in sorted(set(lines) | set(jp), key=lambda s: int(s.rpartition(":")[2])):
