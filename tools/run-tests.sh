@@ -8,19 +8,32 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The wall time of each step, printed at the end: CI allows 45 minutes in all.
+steps=()
+step_start=$SECONDS
+step_done() {
+  steps+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$1")")
+  step_start=$SECONDS
+}
 "$root/tools/bootstrap.sh"
+step_done "bootstrap.sh"
 "$root/tools/build.sh" --asan
+step_done "build.sh --asan"
 # The libFuzzer harnesses, for the fuzz/smoke tests of build/cmake.
 CC=clang-16 CXX=clang++-16 cmake -S "$root" -B "$root/build/fuzz" -DLJCORE_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build/fuzz" -j "$(nproc)"
+step_done "build/fuzz"
 "$root/tools/build-luajit.sh"
+step_done "build-luajit.sh"
 # A scenario that failed to crash as it should fails the run, but only after
 # every test has run on the cores that were made.
 status=0
 "$root/tools/make-cores.sh" || status=1
+step_done "make-cores.sh"
 "$root/tools/make-nginx-core.sh" || status=1
 "$root/tools/make-host-cores.sh" || status=1
+step_done "make-nginx-core.sh, make-host-cores.sh"
 
 # The tests start python3 thousands of times: call the interpreter itself,
 # not a version manager's shim (pyenv's costs half a second a start).
@@ -122,6 +135,9 @@ for dir in cmake asan; do
     echo "== skipped in build/$dir, and why:"
     grep -h '^skip:' "$log" | sort | uniq -c
   fi
+  step_done "ctest in build/$dir"
 done
+echo "== time per step"
+printf '%s\n' "${steps[@]}"
 [[ -f $failures ]] && cat "$failures"
 exit $status
