@@ -112,6 +112,15 @@ std::vector<uint64_t> trace_pc_candidates(const lj_profile_sample &s)
 	return ips;
 }
 
+// Whether two snapshots' inlined frames are of the same functions.
+bool same_functions(const std::vector<InlinedFrame> &a, const std::vector<InlinedFrame> &b)
+{
+	return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+			  [](const InlinedFrame &x, const InlinedFrame &y) {
+				  return x.function == y.function;
+			  });
+}
+
 } // namespace
 
 // Read once per sample for each function on it: a prototype freed and its
@@ -210,7 +219,7 @@ std::pair<const Trace *, uint64_t> SampleNamer::trace_pc(const std::vector<uint6
 
 std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t> &ips,
 						     uint64_t jit_base, int32_t vmstate,
-						     bool at_allocator)
+						     bool in_call)
 {
 	if (!mem_.layout().jit)
 		return std::nullopt;
@@ -220,7 +229,7 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 	int32_t snap = snapshot_at(traces_, *t, ip - t->mcode);
 	// A call before the first snapshot's code runs in the frames the trace
 	// was entered with: snapshot 0's.
-	if (snap < 0 && at_allocator && !t->snapshots.empty())
+	if (snap < 0 && in_call && !t->snapshots.empty())
 		snap = 0;
 	if (snap < 0)
 		return std::nullopt;
@@ -229,24 +238,30 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 	// trace loaded rather than held) leaves the line to the nearest
 	// before it that can: the same code, a few instructions earlier.
 	for (uint32_t back = 1;
-	     !frames && !at_allocator && back <= max_snapshots_back && uint32_t(snap) >= back;
+	     !frames && !in_call && back <= max_snapshots_back && uint32_t(snap) >= back;
 	     back++)
 		frames = restore_trace_frames(mem_, *t, uint32_t(snap) - back, jit_base, false);
-	// A call to the allocator sits between two snapshots, and code the
-	// trace inlined often has no guard before it allocates (the loop
-	// hoisted them): the snapshot after the call has the allocating frame,
-	// unless that frame returned before the next guard, when the one
-	// before has more frames. Either serves when the other cannot be
+	// A call sits between two snapshots, and code the trace inlined often
+	// has no guard before it calls (the loop hoisted them): the snapshot
+	// after the call may have the calling frame that the one before does
+	// not, being taken before the trace entered it (a deeper frame, or
+	// another function at the same depth). When both show the same
+	// functions, the one before has the line: the call has not returned
+	// (the one after is often the loop's exit, on the line after the
+	// loop). The one after has fewer frames when the caller returned
+	// before the next guard. Either serves when the other cannot be
 	// restored.
-	if (at_allocator && size_t(snap) + 1 < t->snapshots.size()) {
+	if (in_call && size_t(snap) + 1 < t->snapshots.size()) {
 		auto next = restore_trace_frames(mem_, *t, uint32_t(snap) + 1, jit_base, false);
-		if (next && (!frames || next->inlined.size() >= frames->inlined.size()))
+		if (next && (!frames || next->inlined.size() > frames->inlined.size() ||
+			     (next->inlined.size() == frames->inlined.size() &&
+			      !same_functions(next->inlined, frames->inlined))))
 			return std::move(*next);
 	}
 	return frames ? std::optional(std::move(*frames)) : std::nullopt;
 }
 
-NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
+NamedSample SampleNamer::name(const lj_profile_sample &s, bool in_call)
 {
 	NamedSample named;
 	auto failed = [&](std::string why) {
@@ -295,7 +310,7 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 						 named.labels.activity == VmActivity::compiled));
 	if (from_trace && !raw.empty())
 		compiled = trace_frames(trace_pc_candidates(s), raw[0].slot + 8, s.vmstate,
-					at_allocator);
+					in_call);
 	size_t ninlined = compiled ? compiled->inlined.size() : 0;
 	if (compiled) {
 		// A side trace runs under its root's number: the code says whose.
@@ -328,7 +343,7 @@ NamedSample SampleNamer::name(const lj_profile_sample &s, bool at_allocator)
 	// In the interpreter without its registers (a sample in the kernel, or
 	// the userspace sampler not stopping the thread), the walk started at
 	// L->base: the frames as of the VM's last exit to C, not the pc's.
-	if (s.vmstate == -1 && s.start == LJ_PROFILE_FROM_STATE && !at_allocator)
+	if (s.vmstate == -1 && s.start == LJ_PROFILE_FROM_STATE && !in_call)
 		what = "Lua, from L->base (no registers)";
 	// In compiled code no snapshot placed (an exit stub, a trace being
 	// replaced), the frames below the trace's start are right and its

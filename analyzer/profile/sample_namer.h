@@ -44,10 +44,11 @@ public:
 	{
 	}
 
-	// at_allocator: the sample was taken at the VM's allocator, where
-	// the VM has stored L->base and the pc (so a walk from memory is
-	// exact) and a trace's return address is in the stack copy.
-	NamedSample name(const lj_profile_sample &s, bool at_allocator = false);
+	// in_call: the sample was taken in a call the VM made, where a
+	// trace's return address is in the stack copy: at the VM's allocator
+	// (where the VM has also stored L->base and the pc, so a walk from
+	// memory is exact), or off the CPU.
+	NamedSample name(const lj_profile_sample &s, bool in_call = false);
 
 private:
 	struct FrameKey {
@@ -72,7 +73,7 @@ private:
 	// where that snapshot cannot be restored, the nearest before it that
 	// can.
 	std::optional<TraceFrames> trace_frames(const std::vector<uint64_t> &ips, uint64_t jit_base,
-						int32_t vmstate, bool at_allocator);
+						int32_t vmstate, bool in_call);
 	FunctionIdentity identity(uint64_t func);
 	// Appends the frames of a walk, named, root first.
 	void name_walk(const std::vector<WalkedFrame> &raw, std::vector<ProfileFrame> &out);
