@@ -35,7 +35,8 @@ crash_into() {
 sampling() {
   local call
   for _ in $(seq 1200); do
-    read -r call _ <"/proc/$1/syscall" 2>/dev/null || return 0
+    # stderr first: a redirection that fails reports to the stderr of its time.
+    read -r call _ 2>/dev/null <"/proc/$1/syscall" || return 0
     [[ $call == 232 || $call == 281 || $call == 230 || $call == 35 ]] && return 0
     sleep 0.1
   done
