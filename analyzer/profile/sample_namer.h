@@ -71,7 +71,8 @@ private:
 	// them: the snapshot covering the first of ips found in a trace's code
 	// gives the frames the trace inlined and the pc of its first frame;
 	// where that snapshot cannot be restored, the nearest before it that
-	// can.
+	// can. in_call: the one after it when that shows another function
+	// (sample_namer.cpp).
 	std::optional<TraceFrames> trace_frames(const std::vector<uint64_t> &ips, uint64_t jit_base,
 						int32_t vmstate, bool in_call);
 	FunctionIdentity identity(uint64_t func);
