@@ -84,11 +84,12 @@ def main():
     if not os.access(luajit, os.X_OK):
         skip(luajit + " not built (tools/build-luajit.sh)")
     name = os.path.basename(script)
-    # -jp reports when the script ends, after seconds + 2 of CPU (SPLIT_SECONDS): it runs
-    # a second before ljcore attaches and about one after it detaches, the same loop.
+    # -jp reports when the script ends, after seconds + 3 of CPU (SPLIT_SECONDS): it runs
+    # a second before ljcore attaches and about two after it detaches (time enough for a
+    # slow attach on a loaded machine), the same loop.
     lua_path = os.path.join(os.path.dirname(luajit), "?.lua") + ";;"
     proc = subprocess.Popen([luajit, "-jp=lm0i1", script], stdout=subprocess.PIPE,
-                            env=dict(os.environ, SPLIT_SECONDS=str(seconds + 2),
+                            env=dict(os.environ, SPLIT_SECONDS=str(seconds + 3),
                                      LUA_PATH=lua_path))
     try:
         time.sleep(1)  # past start-up, and the JIT's compiling
