@@ -65,11 +65,11 @@ asan_redundant+="|^[a-z_-]+/($other_variants)(/|$)|^install/deb\$"
 # which ASan's shadow memory cannot fit in: the handler's tests run in the
 # normal build only.
 asan_redundant+="|^catch/"
-# The profiler's naming runs the same code on every build: one under ASan. Of its
-# tests of shares against a clock, each runs code another does not: lines of one
-# script (the three share the line mapping), the split's formats (the same
-# sampling), --wall and the off-CPU total (--off-cpu's code).
-# (One group: nine at most.)
+# The profiler's naming runs the same code on every build: one under ASan. Of
+# the tests of its shares, those whose code another runs too are left out: two
+# of the three scripts of lines (one line mapping), the 70/30 split (its
+# formats test samples the same way) and off-cpu (--wall and the off-CPU total
+# run --off-cpu's code). One group for all: CMake allows nine.
 asan_redundant+="|^profile/(luajit2-gc32-stripped/|distro-luajit2/|upstream-gc64-debug/lines-side_traces\$"
 asan_redundant+="|upstream-gc64-debug/lines-stitched\$|upstream-gc64-debug/split_70_30\$"
 asan_redundant+="|upstream-gc64-debug/off-cpu\$)"
