@@ -191,14 +191,13 @@ const Trace *SampleNamer::trace_at(uint64_t ip) const
 	return nullptr;
 }
 
-std::pair<const Trace *, uint64_t> SampleNamer::trace_pc(const std::vector<uint64_t> &ips,
-							 int32_t vmstate)
+SampleNamer::TracePc SampleNamer::trace_pc(const std::vector<uint64_t> &ips, int32_t vmstate)
 {
-	auto first_in_trace = [&]() -> std::pair<const Trace *, uint64_t> {
+	auto first_in_trace = [&]() -> TracePc {
 		for (size_t i = 0; i < ips.size(); i++)
 			if (const Trace *t = ips[i] ? trace_at(ips[i]) : nullptr)
-				return {t, i ? ips[i] - 1 : ips[i]};
-		return {nullptr, 0};
+				return {t, i ? ips[i] - 1 : ips[i], i > 0};
+		return {};
 	};
 	auto found = first_in_trace();
 	since_read_++;
@@ -208,7 +207,7 @@ std::pair<const Trace *, uint64_t> SampleNamer::trace_pc(const std::vector<uint6
 		vmstate > 0 &&
 		std::none_of(traces_.traces.begin(), traces_.traces.end(),
 			     [&](const Trace &t) { return t.number == uint32_t(vmstate); });
-	if (!found.first && (unknown_number || since_read_ > samples_between_reads)) {
+	if (!found.trace && (unknown_number || since_read_ > samples_between_reads)) {
 		traces_ = read_traces(mem_, *mem_.layout().jit, false, 0);
 		traces_.mcode_unit = mcode_unit(profiled_arch);
 		since_read_ = 0;
@@ -223,9 +222,12 @@ std::optional<TraceFrames> SampleNamer::trace_frames(const std::vector<uint64_t>
 {
 	if (!mem_.layout().jit)
 		return std::nullopt;
-	auto [t, ip] = trace_pc(ips, vmstate);
+	auto [t, ip, returned] = trace_pc(ips, vmstate);
 	if (!t)
 		return std::nullopt;
+	// A sample off the CPU whose pc is in the trace's code (preempted
+	// there, waiting to run) is not in a call.
+	in_call = in_call && returned;
 	int32_t snap = snapshot_at(traces_, *t, ip - t->mcode);
 	// A call before the first snapshot's code runs in the frames the trace
 	// was entered with: snapshot 0's.

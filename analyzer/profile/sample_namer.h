@@ -44,10 +44,11 @@ public:
 	{
 	}
 
-	// in_call: the sample was taken in a call the VM made, where a
-	// trace's return address is in the stack copy: at the VM's allocator
-	// (where the VM has also stored L->base and the pc, so a walk from
-	// memory is exact), or off the CPU.
+	// in_call: the sample was taken where the VM may be in a call it
+	// made, a trace's return address then in the stack copy: at the VM's
+	// allocator (where the VM has also stored L->base and the pc, so a
+	// walk from memory is exact), or off the CPU (blocked in a call, or
+	// preempted anywhere: trace_frames tells by the pc).
 	NamedSample name(const lj_profile_sample &s, bool in_call = false);
 
 private:
@@ -61,18 +62,25 @@ private:
 
 	// The trace whose machine code holds ip, from the traces last read.
 	const Trace *trace_at(uint64_t ip) const;
+	// Where a sample left a trace's code: the trace, the pc, and whether
+	// that is a return address, taken as the call before it.
+	struct TracePc {
+		const Trace *trace = nullptr;
+		uint64_t pc = 0;
+		bool returned = false;
+	};
 	// The first of ips (the pc, then return addresses) in a trace's
-	// code, and that trace; the traces are read again, now and then, when
-	// none is (the JIT compiled more, or flushed and renumbered). A
-	// return address is taken as the call before it.
-	std::pair<const Trace *, uint64_t> trace_pc(const std::vector<uint64_t> &ips,
-						    int32_t vmstate);
+	// code; the traces are read again, now and then, when none is (the
+	// JIT compiled more, or flushed and renumbered).
+	TracePc trace_pc(const std::vector<uint64_t> &ips, int32_t vmstate);
 	// The frames a sample in a trace runs, as the crash path rebuilds
 	// them: the snapshot covering the first of ips found in a trace's code
 	// gives the frames the trace inlined and the pc of its first frame;
 	// where that snapshot cannot be restored, the nearest before it that
-	// can. in_call: the one after it when that shows another function
-	// (sample_namer.cpp).
+	// can. in_call, and the trace left at a call (a return address): the
+	// snapshot after the call when it shows more frames or other
+	// functions, or when the one covering it cannot be restored; no
+	// snapshot further back.
 	std::optional<TraceFrames> trace_frames(const std::vector<uint64_t> &ips, uint64_t jit_base,
 						int32_t vmstate, bool in_call);
 	FunctionIdentity identity(uint64_t func);
