@@ -8,9 +8,11 @@ Usage: lines.py LJCORE LUAJIT SCRIPT [SECONDS]
   of either profile's samples must have a share within 5 points of the other's, and at
   most 1% of ljcore's samples may lack a line. Both sample about every millisecond (999 Hz,
   -jp's i1), so that chance moves a share by a point or two, not five (a failed walk, a trace no snapshot places).
-  Both profile the same process at the same time: ljcore attaches to `luajit -jp=l` a second
-  after its start. Two runs of the script differ more than that (a line's share moved from
-  42% to 47% between runs of -jp alone), and a test comparing two runs failed on it.
+  Both profile the same run: ljcore attaches to the process `luajit -jp=l` profiles, a
+  second after its start, for SECONDS of its SECONDS + 3 of CPU (-jp also counts the
+  start-up and the JIT's compiling, a few samples). Two runs of a script differ more
+  than that (a line's share moved from 43% to 47% between runs of -jp alone), and a test
+  comparing two runs failed on it.
 
   -jp=l is biased: it samples at the next profiler check, which a trace makes where the
   line changes and the interpreter at the next bytecode, so the time of a line is counted
@@ -94,7 +96,10 @@ def main():
     try:
         time.sleep(1)  # past start-up, and the JIT's compiling
         lines, lineless, taken = ljcore_lines(ljcore, proc.pid, seconds, name)
-        out = proc.communicate(timeout=60)[0].decode(errors="replace")
+        try:
+            out = proc.communicate(timeout=30)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            sys.exit("FAIL: luajit -jp=l did not end 30 s after the profile")
     finally:
         proc.kill()
         proc.wait()
