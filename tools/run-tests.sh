@@ -8,11 +8,13 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The wall time of each step, printed at the end: CI allows 45 minutes in all.
+# The wall time of each step, printed as it ends (a run stopped at CI's 45
+# minutes still shows the steps before) and again at the end.
 steps=()
 step_start=$SECONDS
 step_done() {
   steps+=("$(printf '%5d s  %s' $((SECONDS - step_start)) "$1")")
+  echo "== step done: ${steps[-1]}"
   step_start=$SECONDS
 }
 "$root/tools/bootstrap.sh"
