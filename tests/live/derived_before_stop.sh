@@ -6,22 +6,9 @@
 # Exit: 0 pass, 1 fail, 77 skip (no luajit build, or ptrace not permitted).
 set -euo pipefail
 
-ljcore=$1 luajit=$2 script=$3
-[[ -x $luajit ]] || { echo "skip: $luajit not built (run tools/build-luajit.sh)"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/live_common.sh"
 
-"$luajit" "$script" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-sleep 0.5
-
-rc=0
-out=$("$ljcore" analyze --explain --pid "$pid" 2>&1) || rc=$?
-if ((rc == 3)) && grep -q "cannot ptrace" <<<"$out"; then
-  echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
-  exit 77
-fi
-echo "$out"
-((rc <= 1)) || { echo "FAIL: ljcore exited with $rc"; exit 1; }
+analyze_running "$1" "$2" "$3" --explain
 
 status=0
 for pattern in "layout: derived from code" \

@@ -9,6 +9,7 @@
 # Usage: gc_alloc_sites.sh LJCORE LUAJIT [SECONDS]
 # Exit: 0 pass, 1 fail, 77 skip (no such LuaJIT build, ptrace or uprobes refused).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/live_common.sh"
 
 ljcore=$1 luajit=$2 seconds=${3:-3}
 script="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/testdata/profile/alloc_leak.lua"
@@ -26,10 +27,7 @@ status=0
 "$ljcore" gc --pid "$pid" --alloc-sites --duration "$seconds" --sample-bytes 4K --json \
   >"$work/sites.json" 2>"$work/stderr" || status=$?
 cat "$work/stderr"
-if ((status == 3)) && grep -q "cannot ptrace" "$work/stderr"; then
-  echo "skip: $(grep -o 'cannot ptrace.*' "$work/stderr" | head -1)"
-  exit 77
-fi
+skip_without_ptrace "$status" "$(<"$work/stderr")"
 if ((status == 4)); then
   echo "skip: the kernel refuses uprobes here: $(head -1 "$work/stderr")"
   exit 77

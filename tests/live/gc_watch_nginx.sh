@@ -9,6 +9,7 @@
 # Usage: gc_watch_nginx.sh LJCORE
 # Exit: 0 pass, 1 fail, 77 skip (no nginx module, or ptrace not permitted).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/live_common.sh"
 
 ljcore=$1
 source "$(dirname "${BASH_SOURCE[0]}")/../profile/nginx_start.sh"
@@ -45,10 +46,7 @@ touch "$prefix/stop"
 wait "$leaks" "$pings" || true
 background=()
 cat "$prefix/stderr"
-if ((status == 3)) && grep -q "cannot ptrace" "$prefix/stderr"; then
-  echo "skip: $(grep -o 'cannot ptrace.*' "$prefix/stderr" | head -1)"
-  exit 77
-fi
+skip_without_ptrace "$status" "$(<"$prefix/stderr")"
 
 fail=()
 ((status == 0)) || fail+=("ljcore gc --every exited with $status")

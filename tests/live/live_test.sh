@@ -9,23 +9,11 @@
 # Exit: 0 pass, 1 fail, 77 skip (no luajit build, or ptrace not permitted).
 set -euo pipefail
 
+source "$(dirname "${BASH_SOURCE[0]}")/live_common.sh"
+
 ljcore=$1 luajit=$2 script=$3
 shift 3
-[[ -x $luajit ]] || { echo "skip: $luajit not built (run tools/build-luajit.sh)"; exit 77; }
-
-"$luajit" "$script" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-sleep 0.5 # let it reach its steady state (and compile, for the JIT case)
-
-rc=0
-out=$("$ljcore" analyze --pid "$pid" 2>&1) || rc=$?
-if ((rc == 3)) && grep -q "cannot ptrace" <<<"$out"; then
-  echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
-  exit 77
-fi
-echo "$out"
-((rc <= 1)) || { echo "FAIL: ljcore exited with $rc"; exit 1; }
+analyze_running "$ljcore" "$luajit" "$script"
 
 status=0
 grep -Eq -- "live, stopped for [0-9.]+ ms" <<<"$out" || { echo "FAIL: no pause reported"; status=1; }

@@ -8,6 +8,7 @@
 # Usage: signals_kept.sh LJCORE [STOPS]
 # Exit: 0 pass, 1 fail, 77 skip (ptrace not permitted).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/live_common.sh"
 
 ljcore=$1 stops=${2:-30}
 work=$(mktemp -d /tmp/ljcore-signals.XXXXXX)
@@ -50,10 +51,7 @@ sender=$!
 for ((i = 0; i < stops; i++)); do
   rc=0
   out=$("$ljcore" analyze --pid "$target" 2>&1) || rc=$?
-  if ((rc == 3)) && grep -q "cannot ptrace" <<<"$out"; then
-    echo "skip: $(grep -o 'cannot ptrace.*' <<<"$out" | head -1)"
-    exit 77
-  fi
+  skip_without_ptrace "$rc" "$out"
   # The target has no LuaJIT: exit 2 (no VM found) is the one right answer.
   if ((rc != 2)); then
     echo "FAIL: stop $i: ljcore exited $rc, not 2 (no VM):"
