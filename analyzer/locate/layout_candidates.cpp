@@ -93,19 +93,19 @@ moved_members(const std::vector<std::string> &changed)
 	return out;
 }
 
-// Adds to set the layouts derived from the code of LuaJIT's module, one
-// per table of tables the code agrees with best (those equal to one
-// another once: the code decides what it shows), the nearest first; a
-// table equal to one of them is taken out of tables, to be tried once.
-// Why none could be derived is a problem when alone (--layout derived),
-// else evidence.
-void add_derived(const NativeSession &native, Arch arch, bool alone,
-		 std::vector<const lj_layout *> &tables, LayoutSet &set, Diagnostics &diag)
+// Adds to set the layouts derived from the code of LuaJIT's module (the
+// one sym, luaJIT_setmode, is in), one per table of tables the code agrees
+// with best (those equal to one another once: the code decides what it
+// shows), the nearest first; a table equal to one of them is taken out of
+// tables, to be tried once. Why none could be derived is a problem when
+// alone (--layout derived), else evidence.
+void add_derived(const NativeSession &native, const std::optional<SymbolInfo> &sym, Arch arch,
+		 bool alone, std::vector<const lj_layout *> &tables, LayoutSet &set,
+		 Diagnostics &diag)
 {
 	auto problem = [&](const std::string &why) {
 		alone ? diag.problem("no derived layout: " + why) : diag.evidence(why);
 	};
-	auto sym = native.symbol_by_name("luaJIT_setmode");
 	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
 	Dwarf_Addr bias;
 	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : nullptr;
@@ -242,22 +242,22 @@ void candidate_layouts(const Memory &mem, const NativeSession &native, Arch arch
 		       LayoutChoice choice, LayoutSet &set, Diagnostics &diag)
 {
 	std::vector<const lj_layout *> builtin = builtin_layouts(arch);
+	// LuaJIT's own module: where its version string is, its code, and the
+	// only one worth its DWARF (loading a libc's, from libc6-dbg,
+	// compressed, would cost most of our run time). luaJIT_setmode is
+	// exported by every LuaJIT, executable or library.
+	auto sym = native.symbol_by_name("luaJIT_setmode");
 	if (choice == LayoutChoice::derived) {
-		add_derived(native, arch, true, builtin, set, diag);
+		add_derived(native, sym, arch, true, builtin, set, diag);
 		return;
 	}
-	// LuaJIT's own module: where its version string is, and the only one
-	// worth its DWARF (loading a libc's, from libc6-dbg, compressed, would
-	// cost most of our run time). luaJIT_setmode is exported by every
-	// LuaJIT, executable or library.
-	auto sym = native.symbol_by_name("luaJIT_setmode");
 	set.version = version_hint(mem, native, sym, builtin, diag);
 	Dwfl_Module *mod = sym ? native.module_at(sym->addr) : nullptr;
 	add_dwarf(native, mod, sym ? sym->module : "", arch, builtin, set, diag);
 	// DWARF says every member; without it, what the code shows comes
 	// before what a table says.
 	if (!set.dwarf && choice != LayoutChoice::tables)
-		add_derived(native, arch, false, builtin, set, diag);
+		add_derived(native, sym, arch, false, builtin, set, diag);
 	set.order.insert(set.order.end(), builtin.begin(), builtin.end());
 }
 
