@@ -38,21 +38,20 @@ Traced Deriver::follow(FunctionCode fn)
 	return Traced{std::move(fn), std::move(trace), std::move(decoded)};
 }
 
-// Every direct call in t's code, each target once, without arguments:
-// also those on no path the tracker follows, such as a switch's cases
-// reached through a jump table: all of the code decoded, then.
-std::vector<CallSite> Deriver::direct_calls(const Traced &t)
+bool Deriver::direct_calls(const FunctionCode &code, LazyOperations::Decoded decoded,
+			   const std::function<bool(const CallSite &)> &found)
 {
-	std::vector<CallSite> out;
-	LazyOperations ops(dis_, t.code.bytes, t.code.addr, code_.arch(), t.decoded);
-	for (const Operation &op : ops.all()) {
-		if ((op.mnemonic != "call" && op.mnemonic != "bl") || !op.branch_to)
+	LazyOperations ops(dis_, code.bytes, code.addr, code_.arch(), std::move(decoded));
+	std::vector<uint64_t> targets;
+	for (size_t i = 0; const Operation *op = ops.at(i); i++) {
+		if ((op->mnemonic != "call" && op->mnemonic != "bl") || !op->branch_to ||
+		    std::find(targets.begin(), targets.end(), *op->branch_to) != targets.end())
 			continue;
-		if (std::none_of(out.begin(), out.end(),
-				 [&](const CallSite &c) { return c.target == *op.branch_to; }))
-			out.push_back(CallSite{op.addr, *op.branch_to, {}});
+		targets.push_back(*op->branch_to);
+		if (found(CallSite{op->addr, *op->branch_to, {}}))
+			return true;
 	}
-	return out;
+	return false;
 }
 
 void Deriver::add(const std::string &name, uint32_t value, const std::string &source)

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <algorithm>
-#include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,12 +25,7 @@ struct Traced {
 	LazyOperations::Decoded decoded;
 
 	// "lua_close+0x31" for the instruction at addr.
-	std::string at(uint64_t addr) const
-	{
-		char buf[32];
-		snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(addr - code.addr));
-		return code.name + buf;
-	}
+	std::string at(uint64_t addr) const { return code.at(addr); }
 	// Whether v is the base of an access or an argument of a call later on:
 	// a pointer the function follows, not a number it only compares.
 	bool followed(const TrackedValue &v) const
@@ -129,7 +124,13 @@ private:
 	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call,
 					  size_t bytes = 512);
 	Traced follow(FunctionCode fn);
-	std::vector<CallSite> direct_calls(const Traced &t);
+	// Calls found with each direct call in code, in address order, each
+	// target once (without arguments), until it returns true; whether it
+	// did. Also the calls on no path the tracker follows, such as a
+	// switch's cases reached through a jump table; the code is decoded
+	// only as far as the call found, going on from decoded.
+	bool direct_calls(const FunctionCode &code, LazyOperations::Decoded decoded,
+			  const std::function<bool(const CallSite &)> &found);
 	void add(const std::string &name, uint32_t value, const std::string &source);
 	void problem(const std::string &field, const std::string &why);
 	void unshown(const std::string &field, const std::string &why);

@@ -19,6 +19,13 @@ std::string hex(uint64_t v)
 
 } // namespace
 
+std::string FunctionCode::at(uint64_t at) const
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(at - addr));
+	return name + buf;
+}
+
 Expected<ExportedCode> ExportedCode::open(Elf *elf)
 {
 	GElf_Ehdr ehdr;

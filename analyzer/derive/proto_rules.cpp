@@ -13,7 +13,9 @@ namespace ljcore {
 // lua_getinfo(L, what, ar) is lj_debug_getinfo(L, what, ar, 0)
 // (lj_debug.c), which switches on each letter of what through a jump
 // table the tracker does not follow. Among the functions it calls is
-// lj_debug_line(pt, pc), found by what it reads whichever case calls it.
+// lj_debug_line(pt, pc), found by what it reads whichever case calls it:
+// its callees are tried in address order, lj_debug_getinfo's code decoded
+// only up to the call that is, as nothing else of it is read.
 void Deriver::getinfo()
 {
 	auto f = follow("lua_getinfo");
@@ -23,7 +25,7 @@ void Deriver::getinfo()
 	    !ptrsize_)
 		return problem("pt_lineinfo", "funcproto() or GCproto's varinfo is unknown");
 	// lj_debug_getinfo called (a tail call, in gcc's code) or inlined.
-	std::optional<Traced> called;
+	std::optional<FunctionCode> called;
 	for (const CallSite &c : f->trace.calls) {
 		if (c.args.size() < 3 || !c.args[0].is(0, {}) || !c.args[1].is(1, {}) ||
 		    !c.args[2].is(2, {}) || !c.target)
@@ -32,22 +34,22 @@ void Deriver::getinfo()
 		// the first 512 bytes.
 		if (auto fn = code_.code_at(c.target, 2048)) {
 			fn->name = "(" + f->at(c.addr) + ")";
-			called = follow(std::move(*fn));
+			called = std::move(*fn);
 		}
 		break;
 	}
-	const Traced &getinfo = called ? *called : *f;
+	const FunctionCode &getinfo = called ? *called : f->code;
 	size_t tried = 0;
-	for (const CallSite &c : direct_calls(getinfo)) {
-		if (++tried > 24)
-			break;
-		auto fn = code_.code_at(c.target, 256);
-		if (!fn)
-			continue;
-		fn->name = "(" + getinfo.at(c.addr) + ")";
-		if (debug_line(follow(std::move(*fn))))
-			return;
-	}
+	bool found = direct_calls(getinfo, called ? LazyOperations::Decoded{} : f->decoded,
+				  [&](const CallSite &c) {
+					  auto fn = code_.code_at(c.target, 256);
+					  if (!fn)
+						  return ++tried > 24;
+					  fn->name = "(" + getinfo.at(c.addr) + ")";
+					  return debug_line(follow(std::move(*fn))) || ++tried > 24;
+				  });
+	if (found && out_.field("pt_lineinfo"))
+		return;
 	// Tarantool's gcc keeps fn across the call to debug_framepc in a
 	// register the calling convention lets a callee change: the
 	// tracker forgets it there.
