@@ -188,7 +188,7 @@ void Deriver::bcwrite_proto(const Traced &t)
 // "add x3, x3, lo" on arm64. Within straight code before the call.
 std::optional<uint64_t> Deriver::code_argument(const Traced &t, const CallSite &call, unsigned arg)
 {
-	const std::string &reg = argument_registers(code_.arch())[arg];
+	Reg reg = argument_registers(code_.arch())[arg];
 	std::optional<uint64_t> value;
 	for (size_t i = 0; i + 1 < t.decoded.ops.size() && t.decoded.ops[i].addr < call.addr; i++) {
 		const Operation &op = t.decoded.ops[i];
@@ -196,7 +196,7 @@ std::optional<uint64_t> Deriver::code_argument(const Traced &t, const CallSite &
 		if (o.empty() || o[0].kind != OperandKind::reg || o[0].reg != reg)
 			continue;
 		if (op.mnemonic == "lea" && o.size() == 2 && o[1].kind == OperandKind::mem &&
-		    o[1].reg == "rip" && o[1].index.empty())
+		    o[1].reg == x86_rip && o[1].index == no_reg)
 			value = t.decoded.ops[i + 1].addr + o[1].value;
 		else if (op.mnemonic == "adrp")
 			value = adrp_page(op);

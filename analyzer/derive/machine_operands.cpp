@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
@@ -11,26 +10,34 @@ namespace ljcore {
 
 namespace {
 
-// An x86_64 register name as its 64-bit register and the bytes it covers.
-// Views, not C strings: every operand of every instruction is compared
-// with each name, and a view knows its length without strlen.
+// An x86_64 register name as its 64-bit register's DWARF number and the
+// bytes it covers. Views, not C strings: every operand of every
+// instruction is compared with each name, and a view knows its length
+// without strlen.
 struct X86Alias {
 	std::string_view name;
-	const char *full;
+	Reg reg;
 	uint8_t width;
 };
+// DWARF numbers of the x86_64 psABI.
+enum : Reg { rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8 };
+constexpr Reg x86_xmm0 = 17;
+// clang-format off
 constexpr X86Alias x86_aliases[] = {
-	{"rax", "rax", 8}, {"eax", "rax", 4}, {"ax", "rax", 2}, {"al", "rax", 1},
-	{"rbx", "rbx", 8}, {"ebx", "rbx", 4}, {"bx", "rbx", 2}, {"bl", "rbx", 1},
-	{"rcx", "rcx", 8}, {"ecx", "rcx", 4}, {"cx", "rcx", 2}, {"cl", "rcx", 1},
-	{"rdx", "rdx", 8}, {"edx", "rdx", 4}, {"dx", "rdx", 2}, {"dl", "rdx", 1},
-	{"rsi", "rsi", 8}, {"esi", "rsi", 4}, {"si", "rsi", 2}, {"sil", "rsi", 1},
-	{"rdi", "rdi", 8}, {"edi", "rdi", 4}, {"di", "rdi", 2}, {"dil", "rdi", 1},
-	{"rbp", "rbp", 8}, {"ebp", "rbp", 4}, {"bp", "rbp", 2}, {"bpl", "rbp", 1},
-	{"rsp", "rsp", 8}, {"esp", "rsp", 4}, {"sp", "rsp", 2}, {"spl", "rsp", 1},
-	{"rip", "rip", 8}, {"ah", "rax", 1},  {"bh", "rbx", 1}, {"ch", "rcx", 1},
-	{"dh", "rdx", 1},
+	{"rax", rax, 8}, {"eax", rax, 4}, {"ax", rax, 2}, {"al", rax, 1},
+	{"rbx", rbx, 8}, {"ebx", rbx, 4}, {"bx", rbx, 2}, {"bl", rbx, 1},
+	{"rcx", rcx, 8}, {"ecx", rcx, 4}, {"cx", rcx, 2}, {"cl", rcx, 1},
+	{"rdx", rdx, 8}, {"edx", rdx, 4}, {"dx", rdx, 2}, {"dl", rdx, 1},
+	{"rsi", rsi, 8}, {"esi", rsi, 4}, {"si", rsi, 2}, {"sil", rsi, 1},
+	{"rdi", rdi, 8}, {"edi", rdi, 4}, {"di", rdi, 2}, {"dil", rdi, 1},
+	{"rbp", rbp, 8}, {"ebp", rbp, 4}, {"bp", rbp, 2}, {"bpl", rbp, 1},
+	{"rsp", rsp, 8}, {"esp", rsp, 4}, {"sp", rsp, 2}, {"spl", rsp, 1},
+	{"rip", x86_rip, 8}, {"ah", rax, 1},  {"bh", rbx, 1}, {"ch", rcx, 1},
+	{"dh", rdx, 1},
 };
+// clang-format on
+// AArch64's: x0..x30 are 0..30.
+constexpr Reg arm64_sp = 31, arm64_v0 = 64;
 
 std::string_view trim(std::string_view s)
 {
@@ -57,12 +64,22 @@ const X86Alias *x86_alias(std::string_view s)
 	return it == by_name.end() ? nullptr : it->second;
 }
 
+// The number of decimal digits s is, below limit; nullopt if it is not.
+std::optional<unsigned> small_number(std::string_view s, unsigned limit)
+{
+	unsigned n = 0;
+	auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+	if (s.empty() || ec != std::errc() || end != s.data() + s.size() || n >= limit)
+		return std::nullopt;
+	return n;
+}
+
 // A register name, or false. x86: r8..r15 with their d/w/b forms too.
 bool parse_register(std::string_view s, Arch arch, Operand &op)
 {
 	if (arch == Arch::x86_64) {
 		if (const X86Alias *a = x86_alias(s)) {
-			op.kind = OperandKind::reg, op.reg = a->full, op.width = a->width;
+			op.kind = OperandKind::reg, op.reg = a->reg, op.width = a->width;
 			return true;
 		}
 		if (s.size() >= 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') {
@@ -75,36 +92,48 @@ bool parse_register(std::string_view s, Arch arch, Operand &op)
 					: suffix == "w" ? 2
 					: suffix == "b" ? 1
 							: 0;
-			if (!width)
+			auto n = small_number(s.substr(1, digits), 16);
+			if (!width || !n || *n < 8)
 				return false;
-			op.kind = OperandKind::reg, op.width = width;
-			op.reg = "r" + std::string(s.substr(1, digits));
+			op.kind = OperandKind::reg, op.width = width, op.reg = Reg(*n);
 			return true;
 		}
 		if (s.starts_with("xmm") || s.starts_with("ymm")) {
-			op.kind = OperandKind::reg, op.reg = std::string(s), op.width = 16;
+			auto n = small_number(s.substr(3), 16);
+			if (!n)
+				return false;
+			op.kind = OperandKind::reg, op.reg = Reg(x86_xmm0 + *n), op.width = 16;
 			return true;
 		}
 		return false;
 	}
 	if (s == "xzr" || s == "wzr") {
-		op.kind = OperandKind::reg, op.reg = "xzr", op.zero = true;
+		op.kind = OperandKind::reg, op.reg = arm64_xzr, op.zero = true;
 		op.width = s[0] == 'x' ? 8 : 4;
 		return true;
 	}
 	if (s == "sp" || s == "wsp") {
-		op.kind = OperandKind::reg, op.reg = "sp", op.width = 8;
+		op.kind = OperandKind::reg, op.reg = arm64_sp, op.width = 8;
 		return true;
 	}
-	if (s.size() >= 2 && (s[0] == 'x' || s[0] == 'w') &&
-	    std::all_of(s.begin() + 1, s.end(), [](char c) { return isdigit(uint8_t(c)); })) {
-		op.kind = OperandKind::reg, op.reg = "x" + std::string(s.substr(1));
+	if (s.size() >= 2 && (s[0] == 'x' || s[0] == 'w')) {
+		auto n = small_number(s.substr(1), 31);
+		if (!n)
+			return false;
+		op.kind = OperandKind::reg, op.reg = Reg(*n);
 		op.width = s[0] == 'x' ? 8 : 4;
 		return true;
 	}
-	// Vector and floating-point registers: named, never followed.
+	// Vector and floating-point registers ("d0", "v1.16b"): never
+	// followed, but written.
 	if (s.size() >= 2 && strchr("bhsdqv", s[0]) && isdigit(uint8_t(s[1]))) {
-		op.kind = OperandKind::reg, op.reg = std::string(s), op.width = 0;
+		size_t digits = 1;
+		while (1 + digits < s.size() && isdigit(uint8_t(s[1 + digits])))
+			digits++;
+		auto n = small_number(s.substr(1, digits), 32);
+		if (!n)
+			return false;
+		op.kind = OperandKind::reg, op.reg = Reg(arm64_v0 + *n), op.width = 0;
 		return true;
 	}
 	return false;
@@ -161,7 +190,7 @@ void parse_x86_memory(std::string_view s, Operand &op)
 			else
 				op.kind = OperandKind::other;
 		} else if (parse_register(term, Arch::x86_64, r)) {
-			if (op.reg.empty() && sign > 0)
+			if (op.reg == no_reg && sign > 0)
 				op.reg = r.reg;
 			else
 				op.index = r.reg;
@@ -329,40 +358,31 @@ const std::deque<Operation> &LazyOperations::all()
 	return ops_;
 }
 
-bool caller_saved(const std::string &reg, Arch arch)
+bool caller_saved(Reg reg, Arch arch)
 {
-	if (arch == Arch::x86_64) {
-		constexpr std::string_view saved[] = {"rbx", "rbp", "rsp", "r12",
-						      "r13", "r14", "r15"};
-		return std::none_of(std::begin(saved), std::end(saved),
-				    [&](std::string_view s) { return reg == s; });
-	}
+	if (arch == Arch::x86_64)
+		return !(reg == rbx || reg == rbp || reg == rsp || (reg >= 12 && reg <= 15));
 	// x19..x29 and sp survive a call.
-	if (reg == "sp")
-		return false;
-	if (reg.size() >= 2 && reg[0] == 'x' && isdigit(uint8_t(reg[1]))) {
-		int n = atoi(reg.c_str() + 1);
-		return n < 19 || n == 30;
-	}
-	return true;
+	return !((reg >= 19 && reg <= 29) || reg == arm64_sp);
 }
 
-const std::vector<std::string> &argument_registers(Arch arch)
+std::span<const Reg> argument_registers(Arch arch)
 {
-	static const std::vector<std::string> x86 = {"rdi", "rsi", "rdx", "rcx", "r8", "r9"};
-	static const std::vector<std::string> a64 = {"x0", "x1", "x2", "x3",
-						     "x4", "x5", "x6", "x7"};
-	return arch == Arch::x86_64 ? x86 : a64;
+	static constexpr Reg x86[] = {rdi, rsi, rdx, rcx, r8, r8 + 1};
+	static constexpr Reg a64[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	if (arch == Arch::x86_64)
+		return x86;
+	return a64;
 }
 
-const char *return_register(Arch arch)
+Reg return_register(Arch arch)
 {
-	return arch == Arch::x86_64 ? "rax" : "x0";
+	return arch == Arch::x86_64 ? Reg(rax) : Reg(0);
 }
 
-const char *stack_register(Arch arch)
+Reg stack_register(Arch arch)
 {
-	return arch == Arch::x86_64 ? "rsp" : "sp";
+	return arch == Arch::x86_64 ? Reg(rsp) : arm64_sp;
 }
 
 } // namespace ljcore

@@ -1,5 +1,5 @@
 // An instruction as LLVM prints it, split into its mnemonic and operands:
-// registers by their full-width name, immediates, and memory operands
+// registers by their DWARF number, immediates, and memory operands
 // (base, index, displacement, width). Enough of x86_64 (Intel syntax) and
 // AArch64 for the deriver to follow values through registers; anything it
 // cannot read becomes an Operand of kind other.
@@ -19,13 +19,22 @@ namespace ljcore {
 
 enum class OperandKind { other, reg, imm, mem };
 
+// A register by its DWARF number (the psABIs': x86_64 rax 0, rsp 7, rip 16,
+// xmm0 17; AArch64 x0 0, sp 31, v0 64), the same for all its widths (eax
+// is rax); xzr, which has none, as its own. Numbers, not names: the
+// tracker compares registers at every step.
+using Reg = uint8_t;
+constexpr Reg no_reg = 0xff;
+constexpr Reg x86_rip = 16;
+constexpr Reg arm64_xzr = 0xfe;
+
 struct Operand {
 	OperandKind kind = OperandKind::other;
-	std::string reg;   // reg: full-width name ("rax", "x0"); mem: the base
-	std::string index; // mem: index register, if any
-	int64_t value = 0; // imm: the value; mem: the displacement
-	uint8_t width = 0; // bytes the register or memory operand covers, 0 if unknown
-	bool zero = false; // reg: xzr or wzr, which read as 0
+	Reg reg = no_reg;   // reg: the register; mem: the base, if any
+	Reg index = no_reg; // mem: the index register, if any
+	int64_t value = 0;  // imm: the value; mem: the displacement
+	uint8_t width = 0;  // bytes the register or memory operand covers, 0 if unknown
+	bool zero = false;  // reg: xzr or wzr, which read as 0
 };
 
 struct Operation {
@@ -90,9 +99,9 @@ private:
 // Registers a call may change (the System V and AAPCS64 calling
 // conventions), those it passes arguments in, by position, the one it
 // returns in, and the stack pointer.
-bool caller_saved(const std::string &reg, Arch arch);
-const std::vector<std::string> &argument_registers(Arch arch);
-const char *return_register(Arch arch);
-const char *stack_register(Arch arch);
+bool caller_saved(Reg reg, Arch arch);
+std::span<const Reg> argument_registers(Arch arch);
+Reg return_register(Arch arch);
+Reg stack_register(Arch arch);
 
 } // namespace ljcore

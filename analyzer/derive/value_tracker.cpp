@@ -42,46 +42,34 @@ bool writes_first_operand(std::string_view m, Arch arch)
 				     "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"}));
 }
 
-// Values by register name: a vector searched from the front, not a
-// std::map. A path's registers are copied at each forward branch, where a
-// map allocates a node for every register, and a function uses a few
-// dozen registers at most.
+// Values by register: a vector searched from the front, not a std::map.
+// A path's registers are copied at each forward branch, where a map
+// allocates a node for every register, and a function uses a few dozen
+// registers at most.
 template <class V> class RegisterMap {
-	// Names of a few bytes, compared without a call to memcmp.
-	static bool same(const std::string &a, const std::string &b)
-	{
-		if (a.size() != b.size())
-			return false;
-		for (size_t i = 0; i < a.size(); i++)
-			if (a[i] != b[i])
-				return false;
-		return true;
-	}
-
 public:
-	using Entry = std::pair<std::string, V>;
+	using Entry = std::pair<Reg, V>;
 	using iterator = typename std::vector<Entry>::iterator;
 
 	iterator begin() { return entries_.begin(); }
 	iterator end() { return entries_.end(); }
-	iterator find(const std::string &reg)
+	iterator find(Reg reg)
 	{
-		return std::find_if(begin(), end(),
-				    [&](const Entry &e) { return same(e.first, reg); });
+		return std::find_if(begin(), end(), [&](const Entry &e) { return e.first == reg; });
 	}
-	const V *get(const std::string &reg) const
+	const V *get(Reg reg) const
 	{
 		for (const Entry &e : entries_)
-			if (same(e.first, reg))
+			if (e.first == reg)
 				return &e.second;
 		return nullptr;
 	}
-	V &operator[](const std::string &reg)
+	V &operator[](Reg reg)
 	{
 		auto it = find(reg);
 		return it != end() ? it->second : entries_.emplace_back(reg, V{}).second;
 	}
-	void erase(const std::string &reg)
+	void erase(Reg reg)
 	{
 		if (auto it = find(reg); it != end())
 			entries_.erase(it);
@@ -97,7 +85,7 @@ class Tracker {
 public:
 	Tracker(Arch arch, bool stack) : arch_(arch), stack_(stack)
 	{
-		auto &args = argument_registers(arch);
+		auto args = argument_registers(arch);
 		for (unsigned i = 0; i < args.size(); i++) {
 			TrackedValue v;
 			v.kind = TrackedValue::pointer, v.arg = i;
@@ -177,7 +165,7 @@ private:
 		return v;
 	}
 
-	TrackedValue register_value(const std::string &reg) const
+	TrackedValue register_value(Reg reg) const
 	{
 		const TrackedValue *v = regs_.get(reg);
 		return v ? *v : TrackedValue{};
@@ -194,7 +182,7 @@ private:
 	TrackedValue address_of(const Operand &o) const
 	{
 		TrackedValue base = register_value(o.reg);
-		if (o.kind != OperandKind::mem || !o.index.empty() ||
+		if (o.kind != OperandKind::mem || o.index != no_reg ||
 		    base.kind == TrackedValue::unknown)
 			return TrackedValue{};
 		base.k += o.value;
@@ -228,7 +216,7 @@ private:
 	TrackedValue indexed_access(uint64_t addr, const Operand &o, bool store)
 	{
 		TrackedValue base = register_value(o.reg), index, read;
-		if (o.kind == OperandKind::mem && !o.index.empty())
+		if (o.kind == OperandKind::mem && o.index != no_reg)
 			index = register_value(o.index);
 		else if (auto it = scaled_.find(o.reg);
 			 o.kind == OperandKind::mem && it != scaled_.end())
@@ -263,7 +251,7 @@ private:
 	void call(const Operation &op)
 	{
 		CallSite c{op.addr, op.branch_to.value_or(0), {}};
-		for (auto &r : argument_registers(arch_))
+		for (Reg r : argument_registers(arch_))
 			c.args.push_back(register_value(r));
 		trace_.calls.push_back(std::move(c));
 		for (auto it = regs_.begin(); it != regs_.end();)
