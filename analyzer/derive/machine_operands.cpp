@@ -297,7 +297,6 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 	if (space == text.npos)
 		return op;
 	std::string_view rest = text.substr(space + 1);
-	op.operands.reserve(1 + std::count(rest.begin(), rest.end(), ','));
 	for (bool comma = true; comma;) {
 		std::string_view s = next_operand(rest, comma);
 		// An empty last operand ("x, ") is none; one between commas is
@@ -312,7 +311,7 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 			arch == Arch::x86_64 ? parse_x86_memory(s, o) : parse_arm64_memory(s, o);
 		else if (parse_number(s, v))
 			o.kind = OperandKind::imm, o.value = v;
-		op.operands.push_back(std::move(o));
+		op.operands.push_back(o);
 	}
 	if (arch == Arch::aarch64 && !op.operands.empty())
 		for (Operand &o : op.operands)

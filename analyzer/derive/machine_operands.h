@@ -5,6 +5,7 @@
 // cannot read becomes an Operand of kind other.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -37,10 +38,37 @@ struct Operand {
 	bool zero = false;  // reg: xzr or wzr, which read as 0
 };
 
+// An instruction's operands, in place: every instruction decoded has a
+// few, and allocating a vector for them cost more than reading them. An
+// instruction with more than max keeps its first max (the tracker reads
+// at most four).
+class Operands {
+public:
+	static constexpr size_t max = 6;
+
+	size_t size() const { return n_; }
+	bool empty() const { return n_ == 0; }
+	const Operand &operator[](size_t i) const { return ops_[i]; }
+	Operand &operator[](size_t i) { return ops_[i]; }
+	const Operand *begin() const { return ops_.data(); }
+	const Operand *end() const { return ops_.data() + n_; }
+	Operand *begin() { return ops_.data(); }
+	Operand *end() { return ops_.data() + n_; }
+	void push_back(const Operand &o)
+	{
+		if (n_ < max)
+			ops_[n_++] = o;
+	}
+
+private:
+	std::array<Operand, max> ops_{};
+	uint8_t n_ = 0;
+};
+
 struct Operation {
 	uint64_t addr = 0;
 	std::string mnemonic;
-	std::vector<Operand> operands;
+	Operands operands;
 	std::optional<uint64_t> branch_to;
 };
 
