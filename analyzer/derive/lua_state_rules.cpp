@@ -252,15 +252,23 @@ void Deriver::newthread()
 	}
 	if (!env)
 		problem("L_env", "lj_state_new copies no field of L but glref");
-	// incr_top(L) after it: the field of L it reads besides these.
+	// setthreadV(L, L->top, L1) and incr_top(L) after it: the reference
+	// of L read after L->top (or with it, in a pair) besides these.
+	// luajit2's lj_state_new copies L->exdata and exdata2 before it, 16
+	// bytes at once.
 	const auto *base = out_.field("L_base"), *top = out_.field("L_top");
 	if (!base || !top || !glref_ || !env)
 		return problem("L_maxstack", "lua_newthread's other fields are unknown");
-	if (const MemoryAccess *a = first_access(*f, [&](const MemoryAccess &a) {
-		    return !a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
-			   a.offset != base->value && a.offset != top->value &&
-			   a.offset != *glref_ && a.offset != *env;
-	    }))
+	const MemoryAccess *top_read = first_access(*f, [&](const MemoryAccess &a) {
+		return !a.store && a.object.is(0, {}) && a.addr > state_new->addr &&
+		       a.offset == top->value;
+	});
+	auto maxstack = [&](const MemoryAccess &a) {
+		return !a.store && a.object.is(0, {}) && a.addr >= top_read->addr &&
+		       a.width == ptrsize_ && a.offset != base->value && a.offset != top->value &&
+		       a.offset != *glref_ && a.offset != *env;
+	};
+	if (const MemoryAccess *a = top_read ? first_access(*f, maxstack) : nullptr)
 		return add("L_maxstack", uint32_t(a->offset), f->at(a->addr));
 	problem("L_maxstack", "lua_newthread does not show it");
 }
