@@ -207,7 +207,8 @@ void parse_x86_memory(std::string_view s, Operand &op)
 	}
 }
 
-// AArch64: "[x0, #0x20]", "[sp, #-0x30]!", "[x1, x2, lsl #3]", "[x0]".
+// AArch64: "[x0, #0x20]", "[sp, #-0x30]!", "[x1, x2, lsl #3]", "[x0]" (which
+// a post-index may follow as the next operand: "[x0], #0x10").
 void parse_arm64_memory(std::string_view s, Operand &op)
 {
 	size_t close = s.find(']');
@@ -215,6 +216,7 @@ void parse_arm64_memory(std::string_view s, Operand &op)
 		return;
 	std::string_view inner = s.substr(1, close - 1);
 	op.kind = OperandKind::mem;
+	op.writeback = s.substr(close + 1).starts_with('!');
 	size_t part = 0;
 	while (!inner.empty()) {
 		size_t comma = inner.find(',');

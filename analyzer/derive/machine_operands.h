@@ -36,6 +36,9 @@ struct Operand {
 	int64_t value = 0;  // imm: the value; mem: the displacement
 	uint8_t width = 0;  // bytes the register or memory operand covers, 0 if unknown
 	bool zero = false;  // reg: xzr or wzr, which read as 0
+	// mem, AArch64: pre-indexed ("[x0, #0x10]!"), the base register
+	// becomes the address accessed.
+	bool writeback = false;
 };
 
 // An instruction's operands, in place: every instruction decoded has a

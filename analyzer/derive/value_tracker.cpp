@@ -371,6 +371,23 @@ private:
 		return true;
 	}
 
+	// An AArch64 load or store with writeback, its memory operand o[mem]:
+	// pre-indexed, the base becomes the address accessed ("[x0, #16]!");
+	// post-indexed, it moves on by the immediate after the operand
+	// ("[x21], #200", the address being the base itself).
+	void write_back(const Operands &o, size_t mem)
+	{
+		const Operand &m = o[mem];
+		bool post =
+			!m.writeback && mem + 1 < o.size() && o[mem + 1].kind == OperandKind::imm;
+		if (m.kind != OperandKind::mem || m.reg == no_reg || (!m.writeback && !post))
+			return;
+		Operand base;
+		base.kind = OperandKind::reg, base.reg = m.reg, base.width = 8;
+		int64_t by = post ? o[mem + 1].value : m.value;
+		set(base, add_constant(register_value(m.reg), constant(by), 1));
+	}
+
 	bool step_arm64(const Operation &op)
 	{
 		std::string_view m = op.mnemonic;
@@ -393,6 +410,7 @@ private:
 		bool store_pair = starts_with_any(m, {"stp", "stnp"});
 		if (load && o.size() >= 2) {
 			set(dst, access(op.addr, o[1], false));
+			write_back(o, 1);
 			return true;
 		}
 		if (load_pair && o.size() >= 3) {
@@ -400,15 +418,18 @@ private:
 			TrackedValue second = access(op.addr, o[2], false, o[2].width);
 			set(o[0], first);
 			set(o[1], second);
+			write_back(o, 2);
 			return true;
 		}
 		if (store && o.size() >= 2) {
 			access(op.addr, o[1], true, 0, value_of(dst));
+			write_back(o, 1);
 			return true;
 		}
 		if (store_pair && o.size() >= 3) {
 			access(op.addr, o[2], true, 0, value_of(o[0]));
 			access(op.addr, o[2], true, o[2].width, value_of(o[1]));
+			write_back(o, 2);
 			return true;
 		}
 		if (!writes_first_operand(m, arch_))

@@ -143,3 +143,33 @@ TEST_CASE("the stack pointer is not followed by default")
 	});
 	CHECK(t.accesses.empty());
 }
+
+TEST_CASE("an AArch64 load with writeback moves its base register")
+{
+	// close_state's lj_buf_free(g, &g->tmpbuf) on arm64: a post-indexed
+	// load leaves &g->tmpbuf in x21, whose e and b the pair load reads;
+	// a pre-indexed store moves x2 before it writes.
+	FunctionTrace t = track(
+		{
+			"ldr x19, [x0, #0x10]",
+			"mov x21, x19",
+			"ldr x4, [x21], #0xc8",
+			"ldp x2, x1, [x21, #0x8]",
+			"str x1, [x2, #0x10]!",
+			"str x1, [x2]",
+			"ret",
+		},
+		Arch::aarch64);
+	REQUIRE(t.accesses.size() == 6);
+	CHECK(t.accesses[1].object.is(0, {0x10}));
+	CHECK(t.accesses[1].offset == 0);
+	// e and b of the SBuf at g + 0xc8 (tmpbuf), not g + 8 and g + 0x10.
+	CHECK(t.accesses[2].object.is(0, {0x10}));
+	CHECK(t.accesses[2].offset == 0xc8 + 0x8);
+	CHECK(t.accesses[3].offset == 0xc8 + 0x10);
+	// x2 was e: the pre-indexed store writes at e + 0x10, the next at
+	// the same address.
+	CHECK(t.accesses[4].offset == 0x10);
+	CHECK(t.accesses[5].offset == 0x10);
+	CHECK(t.accesses[5].object.is(0, {0x10, 0xd0}));
+}
