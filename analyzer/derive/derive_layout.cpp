@@ -32,14 +32,15 @@ namespace {
 	X(tab_array) X(tab_node) X(tab_asize) X(tab_hmask) X(tab_metatable)    \
 	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
-	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size)                  \
+	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size) X(cts_sizetab)   \
 	X(cf_l) X(cf_pc) X(cf_nres) X(cf_prev)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
 #define LJ_DERIVED_JIT_FIELDS(X)                                               \
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
 	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
-// Members of global_State and jit_State the code does not show but the
-// census and the traces read: they move with the shown ones (moved()).
+// Members of global_State and jit_State the census and the traces read that
+// the code may not show (state_free_rules.cpp reads them where lua_close
+// frees them): those it does not move with the shown ones (moved()).
 #define LJ_MOVED_FIELDS(X)                                                     \
 	X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_tmpbuf) X(g_ctype_state)
 #define LJ_MOVED_JIT_FIELDS(X)                                                 \
@@ -187,6 +188,9 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.ctype_state();
 	d.jit_state();
 	d.cframe();
+	// After the rules it checks its findings with: close(), topointer(),
+	// ctype_state(), jit_state().
+	d.state_frees();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();
 		return fail("could not derive: " + why);
@@ -242,6 +246,8 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 			s.access->set(ly, jit, f.value);
 	}
 	auto move = [&](const char *name) {
+		if (derived.field(name))
+			return; // the code showed it
 		std::string anchor;
 		auto to = moved(base, shown, name, &anchor);
 		if (!to || !layout_field(ly, name))

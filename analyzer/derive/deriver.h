@@ -2,7 +2,7 @@
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
 // global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
 // bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp,
-// cframe_rules.cpp. Internal to analyzer/derive/.
+// cframe_rules.cpp, state_free_rules.cpp. Internal to analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -102,6 +102,9 @@ public:
 	// cframe_rules.cpp
 	void cframe();
 
+	// state_free_rules.cpp
+	void state_frees();
+
 private:
 	// Parts of the rules above.
 	bool glref_from(const Traced &f);
@@ -118,6 +121,9 @@ private:
 	const CallSite *prototype_call(const Traced &dump);
 	void bcwrite_proto(const Traced &t);
 	std::optional<uint64_t> code_argument(const Traced &t, const CallSite &call, unsigned arg);
+	bool close_buffers(const Traced &t);
+	bool jit_buffers(const Traced &t, const std::vector<int64_t> &g);
+	bool ctype_table(const Traced &t, const std::vector<int64_t> &g);
 
 	std::optional<Traced> follow(const std::string &name);
 	// bytes: how much of the callee to read (it has no symbol to say).
