@@ -39,8 +39,9 @@ namespace {
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
 	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
 // Members of global_State and jit_State the census and the traces read that
-// the code may not show (state_free_rules.cpp reads them where lua_close
-// frees them): those it does not move with the shown ones (moved()).
+// a build's code may not show (state_free_rules.cpp reads most where
+// lua_close frees them): those it does not show move with the shown
+// member nearest before them (moved()).
 #define LJ_MOVED_FIELDS(X)                                                     \
 	X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_tmpbuf) X(g_ctype_state)
 #define LJ_MOVED_JIT_FIELDS(X)                                                 \
@@ -188,8 +189,9 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.ctype_state();
 	d.jit_state();
 	d.cframe();
-	// After the rules it checks its findings with: close(), topointer(),
-	// ctype_state(), jit_state().
+	// After the rules whose fields it starts from: close() (lua_close,
+	// g->mainthref), newthread() (gg_g), topointer() (lightudseg),
+	// ctype_state() (cb.sizeid), jit_state() (gg_J, J->sizetrace).
 	d.state_frees();
 	if (!out.field("L_glref")) {
 		std::string why = out.problems.empty() ? "no rule applied" : out.problems.front();

@@ -45,13 +45,19 @@ void Deriver::state_frees()
 	std::optional<Traced> called;
 	if (last)
 		called = follow_call(*close_, *last, 1024);
-	const Traced &t = called && close_buffers(*called) ? *called : *close_;
-	if (&t == &*close_ && !close_buffers(t))
-		unshown("g_tmpbuf", "close_state frees no buffer of global_State");
+	// Where tmpbuf is freed is close_state; without that, the call
+	// followed, where the freestates may still be.
+	bool in_called = called && close_buffers(*called);
+	bool in_close = !in_called && close_buffers(*close_);
+	if (!in_called && !in_close)
+		unshown("g_tmpbuf and g_gc_lightudnum",
+			"close_state frees no buffer of global_State");
+	const Traced &t = in_close || !called ? *close_ : *called;
 	// Inlined into close_state (Debian's amalgamated build), or called
 	// with g.
 	std::vector<int64_t> g = {*glref_};
-	bool want_jit = out_.field("gg_J") && out_.field("J_sizetrace") && !jit_buffers(t, g),
+	bool want_jit = out_.field("gg_J") && out_.field("gg_g") && out_.field("J_sizetrace") &&
+			!jit_buffers(t, g),
 	     want_ffi = out_.field("cts_cb_sizeid") && !ctype_table(t, g);
 	std::vector<const CallSite *> with_g;
 	for (const CallSite &c : t.trace.calls)
@@ -80,31 +86,35 @@ void Deriver::state_frees()
 // g->gc.lightudnum + 1, a byte read after testing them (lj_udata.h).
 bool Deriver::close_buffers(const Traced &t)
 {
-	// Members of global_State lie before jit_State, or the dispatch
-	// table without the JIT (GG_State, lj_dispatch.h): not the JIT's
-	// irtoplim - irbotlim, a subtraction of the same shape.
+	// Members of global_State lie before jit_State, or, without the JIT,
+	// the dispatch table (GG_State, lj_dispatch.h): not irtoplim -
+	// irbotlim, a subtraction of the same shape that lj_trace_freestate
+	// makes before it (so the last one of the shape is taken).
 	const DerivedField *gg_g = out_.field("gg_g");
-	const DerivedField *after =
-		out_.field("gg_J") ? out_.field("gg_J") : out_.field("gg_dispatch");
-	int64_t end = gg_g && after ? int64_t(after->value) - int64_t(gg_g->value) : INT64_MAX;
-	const Subtraction *sbufsz = nullptr;
+	const DerivedField *after = out_.field("gg_J")          ? out_.field("gg_J")
+				    : !out_.field("g_jit_base") ? out_.field("gg_dispatch")
+								: nullptr;
+	int64_t end = gg_g && after ? int64_t(after->value) - int64_t(gg_g->value) : 1 << 16;
+	std::optional<int64_t> tmpbuf;
+	uint64_t freed_at = 0;
 	for (const Subtraction &s : t.trace.subtractions) {
 		auto e = member_of(s.minuend, {*glref_}), b = member_of(s.subtrahend, {*glref_});
-		if (e && b && *b - *e == s.minuend.width && s.minuend.width == s.subtrahend.width &&
-		    2 * *e - *b > 0 && *b < end) {
-			add("g_tmpbuf", uint32_t(2 * *e - *b), t.at(s.addr) + ", e - b");
-			sbufsz = &s;
-			break;
-		}
+		// Bounded first: the offsets are what the code added up.
+		if (!e || !b || *e <= 0 || *b >= end || *e >= *b)
+			continue;
+		if (*b - *e == s.minuend.width && s.minuend.width == s.subtrahend.width &&
+		    2 * *e - *b > 0)
+			tmpbuf = 2 * *e - *b, freed_at = s.addr;
 	}
-	if (!sbufsz)
+	if (!tmpbuf)
 		return false;
+	add("g_tmpbuf", uint32_t(*tmpbuf), t.at(freed_at) + ", e - b");
 	const DerivedField *seg = out_.field("g_gc_lightudseg");
 	const MemoryAccess *segments =
 		seg ? first_access(t,
 				   [&](const MemoryAccess &a) {
 					   return !a.store && a.object.is(0, {*glref_}) &&
-						  a.offset == seg->value;
+						  a.offset == int64_t(seg->value);
 				   })
 		    : nullptr;
 	if (const MemoryAccess *num =
@@ -116,8 +126,9 @@ bool Deriver::close_buffers(const Traced &t)
 					    })
 			     : nullptr)
 		add("g_gc_lightudnum", uint32_t(num->offset), t.at(num->addr));
-	else if (seg)
-		unshown("g_gc_lightudnum", t.code.name + " reads no count of the segments");
+	else
+		unshown("g_gc_lightudnum", t.code.name + " reads no count of the lightuserdata "
+							 "segments after testing them");
 	return true;
 }
 
@@ -142,22 +153,24 @@ bool Deriver::jit_buffers(const Traced &t, const std::vector<int64_t> &g)
 		if (!a.store)
 			if (auto at = size_in_J(a.value))
 				sizes.insert(*at);
-	if (!sizes.count(sizetrace))
+	auto ir_limits = std::find_if(t.trace.subtractions.begin(), t.trace.subtractions.end(),
+				      [&](const Subtraction &s) {
+					      auto top = size_in_J(s.minuend),
+						   bot = size_in_J(s.subtrahend);
+					      return top && bot && *top != *bot;
+				      });
+	if (!sizes.count(sizetrace) || ir_limits == t.trace.subtractions.end())
 		return false;
-	for (const Subtraction &s : t.trace.subtractions) {
-		auto top = size_in_J(s.minuend), bot = size_in_J(s.subtrahend);
-		if (!top || !bot || *top == *bot)
-			continue;
-		sizes.erase(sizetrace), sizes.erase(*top), sizes.erase(*bot);
-		if (sizes.size() != 2)
-			return false;
-		add("J_irtoplim", uint32_t(*top), t.at(s.addr) + ", irtoplim - irbotlim");
-		add("J_irbotlim", uint32_t(*bot), t.at(s.addr) + ", irtoplim - irbotlim");
-		add("J_sizesnap", uint32_t(*sizes.begin()), t.code.name + ", the first other size");
-		add("J_sizesnapmap", uint32_t(*sizes.rbegin()), t.code.name + ", the last");
-		return true;
-	}
-	return false;
+	int64_t top = *size_in_J(ir_limits->minuend), bot = *size_in_J(ir_limits->subtrahend);
+	sizes.erase(sizetrace), sizes.erase(top), sizes.erase(bot);
+	if (sizes.size() != 2)
+		return false;
+	std::string at = t.at(ir_limits->addr) + ", irtoplim - irbotlim";
+	add("J_irtoplim", uint32_t(top), at);
+	add("J_irbotlim", uint32_t(bot), at);
+	add("J_sizesnap", uint32_t(*sizes.begin()), t.code.name + ", the first other size");
+	add("J_sizesnapmap", uint32_t(*sizes.rbegin()), t.code.name + ", the last");
+	return true;
 }
 
 // lj_ctype_freestate(g), g at path from argument 0 of t: cts =

@@ -1,0 +1,118 @@
+// Instructions as LLVM prints them, split into operands: registers by
+// their DWARF number (the x86_64 and AArch64 psABIs), whatever width the
+// name gives, and the calling conventions' registers by the same numbers.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "analyzer/derive/machine_operands.h"
+
+using namespace ljcore;
+
+namespace {
+
+// The operands of one instruction.
+Operands operands(const char *text, Arch arch)
+{
+	MachineInsn insn;
+	insn.addr = 0x1000, insn.size = 4, insn.text = text;
+	return operation_of(insn, arch).operands;
+}
+
+// The register and width of "mov NAME, 0" (x86) or "mov NAME, #0"
+// (AArch64); no_reg when the name is not a register.
+std::pair<Reg, uint8_t> reg(const char *name, Arch arch)
+{
+	std::string text = std::string("mov ") + name + (arch == Arch::x86_64 ? ", 0" : ", #0");
+	Operands o = operands(text.c_str(), arch);
+	if (o.empty() || o[0].kind != OperandKind::reg)
+		return {no_reg, 0};
+	return {o[0].reg, o[0].width};
+}
+
+} // namespace
+
+TEST_CASE("x86_64 registers are their DWARF numbers, at every width")
+{
+	const Arch x86 = Arch::x86_64;
+	CHECK(reg("rax", x86) == std::pair<Reg, uint8_t>{0, 8});
+	CHECK(reg("eax", x86) == std::pair<Reg, uint8_t>{0, 4});
+	CHECK(reg("ah", x86) == std::pair<Reg, uint8_t>{0, 1});
+	CHECK(reg("rdx", x86).first == 1);
+	CHECK(reg("rcx", x86).first == 2);
+	CHECK(reg("bl", x86).first == 3);
+	CHECK(reg("esi", x86).first == 4);
+	CHECK(reg("dil", x86).first == 5);
+	CHECK(reg("bp", x86).first == 6);
+	CHECK(reg("rsp", x86).first == 7);
+	CHECK(reg("r8d", x86) == std::pair<Reg, uint8_t>{8, 4});
+	CHECK(reg("r15b", x86) == std::pair<Reg, uint8_t>{15, 1});
+	CHECK(reg("r12w", x86) == std::pair<Reg, uint8_t>{12, 2});
+	CHECK(reg("rip", x86).first == x86_rip);
+	CHECK(reg("xmm0", x86).first == 17);
+	CHECK(reg("xmm15", x86).first == 32);
+	CHECK(reg("ymm15", x86).first == 32);
+	for (const char *not_one : {"r7", "r16", "xmm16", "r8q"})
+		CHECK_MESSAGE(reg(not_one, x86).first == no_reg, not_one);
+}
+
+TEST_CASE("an xmmword operand is memory, not a register")
+{
+	Operands o = operands("movdqu xmm1, xmmword ptr [rbp + 0x60]", Arch::x86_64);
+	REQUIRE(o.size() == 2);
+	CHECK(o[0].kind == OperandKind::reg);
+	CHECK(o[1].kind == OperandKind::mem);
+	CHECK(o[1].reg == 6);
+	CHECK(o[1].value == 0x60);
+	CHECK(o[1].width == 16);
+}
+
+TEST_CASE("AArch64 registers are their DWARF numbers, xzr none")
+{
+	const Arch a64 = Arch::aarch64;
+	CHECK(reg("x0", a64) == std::pair<Reg, uint8_t>{0, 8});
+	CHECK(reg("w30", a64) == std::pair<Reg, uint8_t>{30, 4});
+	CHECK(reg("sp", a64).first == 31);
+	CHECK(reg("wsp", a64).first == 31);
+	CHECK(reg("xzr", a64).first == arm64_xzr);
+	CHECK(reg("wzr", a64).first == arm64_xzr);
+	CHECK(reg("d31", a64).first == 95);
+	CHECK(reg("q31", a64).first == 95);
+	CHECK(reg("v31.16b", a64).first == 95);
+	CHECK(reg("x31", a64).first == no_reg);
+	CHECK(reg("s32", a64).first == no_reg);
+}
+
+TEST_CASE("AArch64 writeback: pre-indexed is marked, post-indexed is the next operand")
+{
+	Operands pre = operands("stp x29, x30, [sp, #-0x20]!", Arch::aarch64);
+	REQUIRE(pre.size() == 3);
+	CHECK(pre[2].writeback);
+	CHECK(pre[2].value == -0x20);
+	Operands post = operands("ldr x4, [x21], #0xc8", Arch::aarch64);
+	REQUIRE(post.size() == 3);
+	CHECK(!post[1].writeback);
+	CHECK(post[2].kind == OperandKind::imm);
+	CHECK(post[2].value == 0xc8);
+}
+
+TEST_CASE("the calling conventions by DWARF number")
+{
+	auto x86_args = argument_registers(Arch::x86_64);
+	CHECK(std::equal(x86_args.begin(), x86_args.end(),
+			 std::initializer_list<Reg>{5, 4, 1, 2, 8, 9}.begin()));
+	CHECK(return_register(Arch::x86_64) == 0);
+	CHECK(stack_register(Arch::x86_64) == 7);
+	for (Reg kept : {3, 6, 7, 12, 13, 14, 15})
+		CHECK(!caller_saved(kept, Arch::x86_64));
+	for (Reg lost : {0, 1, 2, 4, 5, 8, 9, 10, 11, 17})
+		CHECK(caller_saved(lost, Arch::x86_64));
+	auto a64_args = argument_registers(Arch::aarch64);
+	CHECK(a64_args.size() == 8);
+	CHECK(a64_args[7] == 7);
+	CHECK(stack_register(Arch::aarch64) == 31);
+	for (Reg kept : {19, 25, 29, 31})
+		CHECK(!caller_saved(kept, Arch::aarch64));
+	for (Reg lost : {0, 8, 16, 18, 30, 64})
+		CHECK(caller_saved(lost, Arch::aarch64));
+}
