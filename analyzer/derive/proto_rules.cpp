@@ -40,15 +40,18 @@ void Deriver::getinfo()
 	}
 	const FunctionCode &getinfo = called ? *called : f->code;
 	size_t tried = 0;
-	bool found = direct_calls(getinfo, called ? LazyOperations::Decoded{} : f->decoded,
-				  [&](const CallSite &c) {
-					  auto fn = code_.code_at(c.target, 256);
-					  if (!fn)
-						  return ++tried > 24;
-					  fn->name = "(" + getinfo.at(c.addr) + ")";
-					  return debug_line(follow(std::move(*fn))) || ++tried > 24;
-				  });
-	if (found && out_.field("pt_lineinfo"))
+	bool found = false;
+	direct_calls(getinfo, called ? LazyOperations::Decoded{} : f->decoded,
+		     [&](const CallSite &c) {
+			     if (++tried > 24)
+				     return true;
+			     if (auto fn = code_.code_at(c.target, 256)) {
+				     fn->name = "(" + getinfo.at(c.addr) + ")";
+				     found = debug_line(follow(std::move(*fn)));
+			     }
+			     return found;
+		     });
+	if (found)
 		return;
 	// Tarantool's gcc keeps fn across the call to debug_framepc in a
 	// register the calling convention lets a callee change: the
