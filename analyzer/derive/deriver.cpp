@@ -1,7 +1,6 @@
 #include "analyzer/derive/deriver.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace ljcore {
 

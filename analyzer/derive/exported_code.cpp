@@ -19,10 +19,10 @@ std::string hex(uint64_t v)
 
 } // namespace
 
-std::string FunctionCode::at(uint64_t at) const
+std::string FunctionCode::at(uint64_t insn) const
 {
 	char buf[32];
-	snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(at - addr));
+	snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(insn - addr));
 	return name + buf;
 }
 

@@ -20,8 +20,8 @@ struct FunctionCode {
 	uint64_t addr = 0; // as the ELF file has it (unrelocated)
 	std::vector<uint8_t> bytes;
 
-	// "lua_close+0x31" for the instruction at at.
-	std::string at(uint64_t at) const;
+	// "lua_close+0x31" for the instruction at insn.
+	std::string at(uint64_t insn) const;
 };
 
 class ExportedCode {

@@ -20,7 +20,7 @@ struct X86Alias {
 	uint8_t width;
 };
 // DWARF numbers of the x86_64 psABI.
-enum : Reg { rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8 };
+enum : Reg { rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8, r9 };
 constexpr Reg x86_xmm0 = 17;
 // clang-format off
 constexpr X86Alias x86_aliases[] = {
@@ -64,7 +64,7 @@ const X86Alias *x86_alias(std::string_view s)
 	return it == by_name.end() ? nullptr : it->second;
 }
 
-// The number of decimal digits s is, below limit; nullopt if it is not.
+// The number s spells in decimal, if it does and is below limit.
 std::optional<unsigned> small_number(std::string_view s, unsigned limit)
 {
 	unsigned n = 0;
@@ -352,13 +352,6 @@ std::optional<size_t> LazyOperations::index_of(uint64_t addr)
 	return size_t(it - ops_.begin());
 }
 
-const std::deque<Operation> &LazyOperations::all()
-{
-	while (decode_next())
-		;
-	return ops_;
-}
-
 bool caller_saved(Reg reg, Arch arch)
 {
 	if (arch == Arch::x86_64)
@@ -369,7 +362,7 @@ bool caller_saved(Reg reg, Arch arch)
 
 std::span<const Reg> argument_registers(Arch arch)
 {
-	static constexpr Reg x86[] = {rdi, rsi, rdx, rcx, r8, r8 + 1};
+	static constexpr Reg x86[] = {rdi, rsi, rdx, rcx, r8, r9};
 	static constexpr Reg a64[] = {0, 1, 2, 3, 4, 5, 6, 7};
 	if (arch == Arch::x86_64)
 		return x86;

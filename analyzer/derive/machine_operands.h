@@ -112,8 +112,6 @@ public:
 	std::optional<size_t> index_of(uint64_t addr);
 	// The address just past the code.
 	uint64_t end() const { return addr_ + code_.size(); }
-	// Every instruction of the code, decoding the rest.
-	const std::deque<Operation> &all();
 
 private:
 	bool decode_next();
