@@ -28,9 +28,10 @@ std::optional<int64_t> member_of(const TrackedValue &v, const std::vector<int64_
 
 // lua_close(L) ends with close_state(mainthread(g)), a tail call in gcc's
 // code, or inlined: its last call with the main thread, else lua_close
-// itself. Its callees with g come after lj_gc_freeall(g), so they are read
-// from the last: lj_ctype_freestate, lj_trace_freestate, each where the
-// build has it.
+// itself, where close_state's G(L) is g reloaded through the main thread.
+// Its callees with g come after lj_gc_freeall(g), so they are read from
+// the last: lj_ctype_freestate, lj_trace_freestate, each where the build
+// has it.
 void Deriver::state_frees()
 {
 	const DerivedField *mainthref = out_.field("g_mainthref");
@@ -47,15 +48,16 @@ void Deriver::state_frees()
 		called = follow_call(*close_, *last, 1024);
 	// Where tmpbuf is freed is close_state; without that, the call
 	// followed, where the freestates may still be.
-	bool in_called = called && close_buffers(*called);
-	bool in_close = !in_called && close_buffers(*close_);
+	std::vector<int64_t> g = {*glref_}, main_g = main_L;
+	main_g.push_back(*glref_);
+	bool in_called = called && close_buffers(*called, g);
+	bool in_close = !in_called && close_buffers(*close_, main_g);
 	if (!in_called && !in_close)
 		unshown("g_tmpbuf and g_gc_lightudnum",
 			"close_state frees no buffer of global_State");
 	const Traced &t = in_close || !called ? *close_ : *called;
-	// Inlined into close_state (Debian's amalgamated build), or called
-	// with g.
-	std::vector<int64_t> g = {*glref_};
+	if (&t == &*close_)
+		g = main_g;
 	bool want_jit = out_.field("gg_J") && out_.field("gg_g") && out_.field("J_sizetrace") &&
 			!jit_buffers(t, g),
 	     want_ffi = out_.field("cts_cb_sizeid") && !ctype_table(t, g);
@@ -80,16 +82,18 @@ void Deriver::state_frees()
 			"close_state calls no lj_ctype_freestate that frees the type table");
 }
 
-// In close_state: lj_buf_free(g, &g->tmpbuf) frees sbufsz() = e - b, of
-// SBuf {w, e, b, L}, three fields of one width (lj_buf.h); then, on 64-bit
-// targets, the lightuserdata segments g->gc.lightudseg, as many as
-// g->gc.lightudnum + 1, a byte read after testing them (lj_udata.h).
-bool Deriver::close_buffers(const Traced &t)
+// In close_state, g at path from argument 0 of t: lj_buf_free(g,
+// &g->tmpbuf) frees sbufsz() = e - b, of SBuf {w, e, b, L}, three fields
+// of one width (lj_buf.h); then, on 64-bit targets, the lightuserdata
+// segments g->gc.lightudseg, as many as g->gc.lightudnum + 1, a byte read
+// after testing them (lj_udata.h).
+bool Deriver::close_buffers(const Traced &t, const std::vector<int64_t> &g)
 {
 	// Members of global_State lie before jit_State, or, without the JIT,
 	// the dispatch table (GG_State, lj_dispatch.h): not irtoplim -
 	// irbotlim, a subtraction of the same shape that lj_trace_freestate
-	// makes before it (so the last one of the shape is taken).
+	// makes before tmpbuf is freed. Without that bound (no gg_J derived),
+	// the one latest in the code is taken, as in the source.
 	const DerivedField *gg_g = out_.field("gg_g");
 	const DerivedField *after = out_.field("gg_J")          ? out_.field("gg_J")
 				    : !out_.field("g_jit_base") ? out_.field("gg_dispatch")
@@ -98,9 +102,9 @@ bool Deriver::close_buffers(const Traced &t)
 	std::optional<int64_t> tmpbuf;
 	uint64_t freed_at = 0;
 	for (const Subtraction &s : t.trace.subtractions) {
-		auto e = member_of(s.minuend, {*glref_}), b = member_of(s.subtrahend, {*glref_});
+		auto e = member_of(s.minuend, g), b = member_of(s.subtrahend, g);
 		// Bounded first: the offsets are what the code added up.
-		if (!e || !b || *e <= 0 || *b >= end || *e >= *b)
+		if (!e || !b || *e <= 0 || *b >= end || *e >= *b || (tmpbuf && s.addr < freed_at))
 			continue;
 		if (*b - *e == s.minuend.width && s.minuend.width == s.subtrahend.width &&
 		    2 * *e - *b > 0)
@@ -110,21 +114,21 @@ bool Deriver::close_buffers(const Traced &t)
 		return false;
 	add("g_tmpbuf", uint32_t(*tmpbuf), t.at(freed_at) + ", e - b");
 	const DerivedField *seg = out_.field("g_gc_lightudseg");
-	const MemoryAccess *segments =
-		seg ? first_access(t,
-				   [&](const MemoryAccess &a) {
-					   return !a.store && a.object.is(0, {*glref_}) &&
-						  a.offset == int64_t(seg->value);
-				   })
-		    : nullptr;
-	if (const MemoryAccess *num =
-		    segments ? first_access(t,
-					    [&](const MemoryAccess &a) {
-						    return !a.store && a.width == 1 &&
-							   a.addr > segments->addr &&
-							   a.object.is(0, {*glref_});
-					    })
-			     : nullptr)
+	if (!seg) {
+		unshown("g_gc_lightudnum", "g_gc_lightudseg is unknown");
+		return true;
+	}
+	const MemoryAccess *segments = first_access(t, [&](const MemoryAccess &a) {
+		return !a.store && a.object.is(0, g) && a.offset == int64_t(seg->value);
+	});
+	const MemoryAccess *num = segments ? first_access(t,
+							  [&](const MemoryAccess &a) {
+								  return !a.store && a.width == 1 &&
+									 a.addr > segments->addr &&
+									 a.object.is(0, g);
+							  })
+					   : nullptr;
+	if (num)
 		add("g_gc_lightudnum", uint32_t(num->offset), t.at(num->addr));
 	else
 		unshown("g_gc_lightudnum", t.code.name + " reads no count of the lightuserdata "
