@@ -37,7 +37,6 @@ TEST_CASE("x86_64 registers are their DWARF numbers, at every width")
 	const Arch x86 = Arch::x86_64;
 	CHECK(reg("rax", x86) == std::pair<Reg, uint8_t>{0, 8});
 	CHECK(reg("eax", x86) == std::pair<Reg, uint8_t>{0, 4});
-	CHECK(reg("ah", x86) == std::pair<Reg, uint8_t>{0, 1});
 	CHECK(reg("rdx", x86).first == 1);
 	CHECK(reg("rcx", x86).first == 2);
 	CHECK(reg("bl", x86).first == 3);
@@ -99,6 +98,7 @@ TEST_CASE("AArch64 writeback: pre-indexed is marked, post-indexed is the next op
 TEST_CASE("the calling conventions by DWARF number")
 {
 	auto x86_args = argument_registers(Arch::x86_64);
+	REQUIRE(x86_args.size() == 6);
 	CHECK(std::equal(x86_args.begin(), x86_args.end(),
 			 std::initializer_list<Reg>{5, 4, 1, 2, 8, 9}.begin()));
 	CHECK(return_register(Arch::x86_64) == 0);
