@@ -101,11 +101,7 @@ void Deriver::openupval()
 	std::vector<int64_t> L = {*glref_, main->value};
 	auto read_at_v = [&](const Traced &t, unsigned arg, const std::vector<int64_t> &path) {
 		const MemoryAccess *a = first_access(t, [&](const MemoryAccess &a) {
-			const TrackedValue &o = a.object;
-			return !a.store && a.offset == v->value &&
-			       o.kind == TrackedValue::pointer && o.arg == arg && o.k == 0 &&
-			       o.path.size() == path.size() + 1 &&
-			       std::equal(path.begin(), path.end(), o.path.begin());
+			return !a.store && a.offset == v->value && a.object.member_of(arg, path);
 		});
 		if (a)
 			add("L_openupval", uint32_t(a->object.path.back()), t.at(a->addr));

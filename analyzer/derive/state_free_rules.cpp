@@ -11,21 +11,6 @@
 
 namespace ljcore {
 
-namespace {
-
-// The member of the object at path from argument 0 that v was loaded
-// from, if it was.
-std::optional<int64_t> member_of(const TrackedValue &v, const std::vector<int64_t> &path)
-{
-	if (v.kind != TrackedValue::pointer || v.arg != 0 || v.k != 0 ||
-	    v.path.size() != path.size() + 1 ||
-	    !std::equal(path.begin(), path.end(), v.path.begin()))
-		return std::nullopt;
-	return v.path.back();
-}
-
-} // namespace
-
 // lua_close(L) ends with close_state(mainthread(g)), a tail call in gcc's
 // code, or inlined: its last call with the main thread, else lua_close
 // itself, where close_state's G(L) is g reloaded through the main thread.
@@ -55,8 +40,9 @@ void Deriver::state_frees()
 	if (!in_called && !in_close)
 		unshown("g_tmpbuf and g_gc_lightudnum",
 			"close_state frees no buffer of global_State");
-	const Traced &t = in_close || !called ? *close_ : *called;
-	if (&t == &*close_)
+	bool in_lua_close = in_close || !called;
+	const Traced &t = in_lua_close ? *close_ : *called;
+	if (in_lua_close)
 		g = main_g;
 	bool want_jit = out_.field("gg_J") && out_.field("gg_g") && out_.field("J_sizetrace") &&
 			!jit_buffers(t, g),
@@ -102,7 +88,7 @@ bool Deriver::close_buffers(const Traced &t, const std::vector<int64_t> &g)
 	std::optional<int64_t> tmpbuf;
 	uint64_t freed_at = 0;
 	for (const Subtraction &s : t.trace.subtractions) {
-		auto e = member_of(s.minuend, g), b = member_of(s.subtrahend, g);
+		auto e = s.minuend.member_of(0, g), b = s.subtrahend.member_of(0, g);
 		// Bounded first: the offsets are what the code added up.
 		if (!e || !b || *e <= 0 || *b >= end || *e >= *b || (tmpbuf && s.addr < freed_at))
 			continue;
@@ -147,7 +133,7 @@ bool Deriver::jit_buffers(const Traced &t, const std::vector<int64_t> &g)
 	int64_t J = int64_t(out_.field("gg_J")->value) - int64_t(out_.field("gg_g")->value),
 		sizetrace = out_.field("J_sizetrace")->value;
 	auto size_in_J = [&](const TrackedValue &v) -> std::optional<int64_t> {
-		auto at = member_of(v, g);
+		auto at = v.member_of(0, g);
 		if (!at || v.width != 4 || *at < J)
 			return std::nullopt;
 		return *at - J;
@@ -186,7 +172,7 @@ bool Deriver::ctype_table(const Traced &t, const std::vector<int64_t> &g)
 {
 	int64_t sizeid = out_.field("cts_cb_sizeid")->value;
 	auto in_cts = [&](const MemoryAccess &a) {
-		return !a.store && a.width == 4 && member_of(a.object, g);
+		return !a.store && a.width == 4 && a.object.member_of(0, g);
 	};
 	const MemoryAccess *ids = first_access(
 		t, [&](const MemoryAccess &a) { return in_cts(a) && a.offset == sizeid; });

@@ -21,6 +21,14 @@ bool TrackedValue::is(unsigned a, const std::vector<int64_t> &p) const
 	return kind == pointer && arg == a && k == 0 && path == p;
 }
 
+std::optional<int64_t> TrackedValue::member_of(unsigned a, const std::vector<int64_t> &p) const
+{
+	if (kind != pointer || arg != a || k != 0 || path.size() != p.size() + 1 ||
+	    !std::equal(p.begin(), p.end(), path.begin()))
+		return std::nullopt;
+	return path.back();
+}
+
 namespace {
 
 bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes)

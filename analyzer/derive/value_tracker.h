@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct TrackedValue {
 	// offset added).
 	bool is(unsigned a, std::initializer_list<int64_t> p) const;
 	bool is(unsigned a, const std::vector<int64_t> &p) const;
+	// The member of argument a's object at path p that this was loaded
+	// from (the one load after p's, no offset added), if it was.
+	std::optional<int64_t> member_of(unsigned a, const std::vector<int64_t> &p) const;
 };
 
 struct MemoryAccess {
