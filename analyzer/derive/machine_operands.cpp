@@ -64,6 +64,15 @@ const X86Alias *x86_alias(std::string_view s)
 	return it == by_name.end() ? nullptr : it->second;
 }
 
+// How many decimal digits s has from at on.
+size_t digits_from(std::string_view s, size_t at)
+{
+	size_t n = 0;
+	while (at + n < s.size() && isdigit(uint8_t(s[at + n])))
+		n++;
+	return n;
+}
+
 // The number s spells in decimal, if it does and is below limit.
 std::optional<unsigned> small_number(std::string_view s, unsigned limit)
 {
@@ -83,9 +92,7 @@ bool parse_register(std::string_view s, Arch arch, Operand &op)
 			return true;
 		}
 		if (s.size() >= 2 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') {
-			size_t digits = 1;
-			while (digits + 1 < s.size() && isdigit(uint8_t(s[digits + 1])))
-				digits++;
+			size_t digits = digits_from(s, 1);
 			std::string_view suffix = s.substr(1 + digits);
 			uint8_t width = suffix.empty()  ? 8
 					: suffix == "d" ? 4
@@ -127,10 +134,7 @@ bool parse_register(std::string_view s, Arch arch, Operand &op)
 	// Vector and floating-point registers ("d0", "v1.16b"): never
 	// followed, but written.
 	if (s.size() >= 2 && strchr("bhsdqv", s[0]) && isdigit(uint8_t(s[1]))) {
-		size_t digits = 1;
-		while (1 + digits < s.size() && isdigit(uint8_t(s[1 + digits])))
-			digits++;
-		auto n = small_number(s.substr(1, digits), 32);
+		auto n = small_number(s.substr(1, digits_from(s, 1)), 32);
 		if (!n)
 			return false;
 		op.kind = OperandKind::reg, op.reg = Reg(arm64_v0 + *n), op.width = 0;
