@@ -189,8 +189,11 @@ void parse_x86_memory(std::string_view s, Operand &op)
 		Operand r;
 		int64_t v;
 		if (size_t star = term.find('*'); star != term.npos) {
-			if (parse_register(trim(term.substr(star + 1)), Arch::x86_64, r))
-				op.index = r.reg;
+			int64_t scale;
+			if (parse_register(trim(term.substr(star + 1)), Arch::x86_64, r) &&
+			    parse_number(trim(term.substr(0, star)), scale) && scale > 0 &&
+			    scale <= 8)
+				op.index = r.reg, op.scale = uint8_t(scale);
 			else
 				op.kind = OperandKind::other;
 		} else if (parse_register(term, Arch::x86_64, r)) {
@@ -233,6 +236,9 @@ void parse_arm64_memory(std::string_view s, Operand &op)
 			op.value = v;
 		else if (part >= 1 && parse_register(term, Arch::aarch64, r))
 			op.index = r.reg;
+		else if (part == 2 && op.index != no_reg && term.find('#') != term.npos &&
+			 parse_number(term.substr(term.find('#') + 1), v) && v >= 0 && v <= 4)
+			op.scale = uint8_t(1 << v); // "lsl #3", "uxtw #3": the index shifted
 		else if (part < 2) {
 			op.kind = OperandKind::other;
 			return;
@@ -287,6 +293,7 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 {
 	Operation op;
 	op.addr = insn.addr;
+	op.size = uint8_t(insn.size);
 	op.branch_to = insn.branch_to;
 	if (insn.undecodable)
 		return op;

@@ -33,6 +33,7 @@ struct Operand {
 	OperandKind kind = OperandKind::other;
 	Reg reg = no_reg;   // reg: the register; mem: the base, if any
 	Reg index = no_reg; // mem: the index register, if any
+	uint8_t scale = 1;  // mem: what the index is multiplied by
 	int64_t value = 0;  // imm: the value; mem: the displacement
 	uint8_t width = 0;  // bytes the register or memory operand covers, 0 if unknown
 	bool zero = false;  // reg: xzr or wzr, which read as 0
@@ -70,6 +71,7 @@ private:
 
 struct Operation {
 	uint64_t addr = 0;
+	uint8_t size = 0; // bytes: x86's rip is addr + size
 	std::string mnemonic;
 	Operands operands;
 	std::optional<uint64_t> branch_to;

@@ -66,6 +66,24 @@ TEST_CASE("an xmmword operand is memory, not a register")
 	CHECK(o[1].width == 16);
 }
 
+TEST_CASE("an x86 index keeps its scale; a scale that is no number makes the operand other")
+{
+	Operands o = operands("call qword ptr [r14 + 8*rax]", Arch::x86_64);
+	REQUIRE(o.size() == 1);
+	CHECK(o[0].kind == OperandKind::mem);
+	CHECK(o[0].reg == 14);
+	CHECK(o[0].index == 0);
+	CHECK(o[0].scale == 8);
+	CHECK(o[0].width == 8);
+	o = operands("lea rdx, [rax + 2*rax]", Arch::x86_64);
+	REQUIRE(o.size() == 2);
+	CHECK(o[1].reg == 0);
+	CHECK(o[1].index == 0);
+	CHECK(o[1].scale == 2);
+	CHECK(operands("lea rdx, [rax]", Arch::x86_64)[1].scale == 1);
+	CHECK(operands("lea rdx, [x*rax]", Arch::x86_64)[1].kind == OperandKind::other);
+}
+
 TEST_CASE("AArch64 registers are their DWARF numbers, xzr none")
 {
 	const Arch a64 = Arch::aarch64;
