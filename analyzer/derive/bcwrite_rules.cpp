@@ -30,16 +30,6 @@ std::optional<int64_t> pt_field(const TrackedValue &v, uint8_t width)
 	return v.path[0];
 }
 
-// The page an arm64 "adrp" loads: the module has LLVM print it as an
-// address ("adrp x3, 0x1c000"), not as a page count.
-std::optional<uint64_t> adrp_page(const Operation &op)
-{
-	auto &o = op.operands;
-	if (o.size() != 2 || o[1].kind != OperandKind::imm)
-		return std::nullopt;
-	return uint64_t(o[1].value);
-}
-
 } // namespace
 
 // lua_dump(L, writer, data) calls lj_bcwrite(L, pt, writer, data, 0),
@@ -58,14 +48,17 @@ void Deriver::proto_header()
 	if (!bcwrite)
 		return;
 	std::optional<Traced> writer;
+	// The call with code's address as its fourth argument (the
+	// tracker's constant from "lea rcx, [rip + d]", or arm64's "adrp"
+	// and "add").
 	for (const CallSite &call : bcwrite->trace.calls) {
-		auto at = code_argument(*bcwrite, call, 3);
-		if (!at)
+		if (call.args.size() < 4 || call.args[3].kind != TrackedValue::constant)
 			continue;
-		if (auto fn = code_.code_at(*at, 256)) {
-			fn->name = "(" + bcwrite->at(call.addr) + ")";
-			writer = follow(std::move(*fn));
-		}
+		auto fn = code_.code_at(uint64_t(call.args[3].k), 256);
+		if (!fn)
+			continue;
+		fn->name = "(" + bcwrite->at(call.addr) + ")";
+		writer = follow(std::move(*fn));
 		break;
 	}
 	if (!writer)
@@ -180,34 +173,6 @@ void Deriver::bcwrite_proto(const Traced &t)
 			return;
 		}
 	unshown("pt_sizept", t.code.name + " subtracts from no size of the prototype");
-}
-
-// The address of code the argument register arg holds at call, when the
-// function loads it relative to the PC, which the tracker does not
-// follow: "lea rcx, [rip + d]" on x86_64, "adrp x3, page" then
-// "add x3, x3, lo" on arm64. Within straight code before the call.
-std::optional<uint64_t> Deriver::code_argument(const Traced &t, const CallSite &call, unsigned arg)
-{
-	Reg reg = argument_registers(code_.arch())[arg];
-	std::optional<uint64_t> value;
-	for (size_t i = 0; i + 1 < t.decoded.ops.size() && t.decoded.ops[i].addr < call.addr; i++) {
-		const Operation &op = t.decoded.ops[i];
-		auto &o = op.operands;
-		if (o.empty() || o[0].kind != OperandKind::reg || o[0].reg != reg)
-			continue;
-		if (op.mnemonic == "lea" && o.size() == 2 && o[1].kind == OperandKind::mem &&
-		    o[1].reg == x86_rip && o[1].index == no_reg)
-			value = t.decoded.ops[i + 1].addr + o[1].value;
-		else if (op.mnemonic == "adrp")
-			value = adrp_page(op);
-		else if (op.mnemonic == "add" && o.size() == 3 && value &&
-			 o[1].kind == OperandKind::reg && o[1].reg == reg &&
-			 o[2].kind == OperandKind::imm)
-			*value += o[2].value;
-		else
-			value.reset();
-	}
-	return value;
 }
 
 } // namespace ljcore

@@ -47,7 +47,7 @@ bool Deriver::direct_calls(const FunctionCode &code, LazyOperations::Decoded dec
 		    std::find(targets.begin(), targets.end(), *op->branch_to) != targets.end())
 			continue;
 		targets.push_back(*op->branch_to);
-		if (found(CallSite{op->addr, *op->branch_to, {}}))
+		if (found(CallSite{op->addr, *op->branch_to, {}, {}, 0, 0, {}}))
 			return true;
 	}
 	return false;

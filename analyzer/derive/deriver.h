@@ -120,7 +120,6 @@ private:
 	bool new_table(const Traced &t);
 	const CallSite *prototype_call(const Traced &dump);
 	void bcwrite_proto(const Traced &t);
-	std::optional<uint64_t> code_argument(const Traced &t, const CallSite &call, unsigned arg);
 	bool close_buffers(const Traced &t, const std::vector<int64_t> &g);
 	bool jit_buffers(const Traced &t, const std::vector<int64_t> &g);
 	bool ctype_table(const Traced &t, const std::vector<int64_t> &g);

@@ -89,6 +89,14 @@ private:
 	std::vector<Entry> entries_;
 };
 
+// An entry of a table in the file (of functions, gc_freefunc's), at
+// table + scale * index.
+struct TableEntry {
+	uint64_t table = 0;
+	uint8_t scale = 0;
+	TrackedValue index;
+};
+
 class Tracker {
 public:
 	Tracker(Arch arch, bool stack) : arch_(arch), stack_(stack)
@@ -119,9 +127,13 @@ public:
 
 	// The path goes on at a jump's target when it is further into the
 	// function: the instructions in between are skipped (a join after an
-	// inlined helper's early exit, say). Never backward: loops end it.
-	void set_end(uint64_t end) { end_ = end; }
+	// inlined helper's early exit, say). Backward, once on each path: a
+	// tail the compiler shares between branches ("jmp" back to the free
+	// that both sizes end in); a loop ends at its second turn.
+	void set_bounds(uint64_t begin, uint64_t end) { begin_ = begin, end_ = end; }
 	bool skipped(const Operation &op) const { return op.addr < resume_at_; }
+	// Where the last step jumped back to, once.
+	std::optional<uint64_t> take_jump_back() { return std::exchange(back_to_, std::nullopt); }
 
 	// Where a conditional branch of op would go, when that is further into
 	// the function: another path to follow from there.
@@ -145,19 +157,34 @@ public:
 	{
 		regs_ = std::move(regs);
 		scaled_.clear();
+		entries_.clear();
 		resume_at_ = 0;
+		jumped_back_.clear();
 	}
 
 private:
-	bool forward_in_function(const Operation &op)
+	// Whether an unconditional jump stays in the function, the path going
+	// on at its target.
+	bool within_function(const Operation &op)
 	{
-		if (!op.branch_to || *op.branch_to <= op.addr || *op.branch_to >= end_)
+		if (!op.branch_to || *op.branch_to >= end_ || *op.branch_to < begin_)
 			return false;
-		resume_at_ = *op.branch_to;
+		if (*op.branch_to > op.addr) {
+			resume_at_ = *op.branch_to;
+			return true;
+		}
+		if (std::find(jumped_back_.begin(), jumped_back_.end(), *op.branch_to) !=
+		    jumped_back_.end())
+			return false;
+		jumped_back_.push_back(*op.branch_to);
+		back_to_ = op.branch_to;
+		resume_at_ = 0;
 		return true;
 	}
 
-	uint64_t end_ = 0, resume_at_ = 0;
+	uint64_t begin_ = 0, end_ = 0, resume_at_ = 0;
+	std::optional<uint64_t> back_to_;
+	std::vector<uint64_t> jumped_back_; // on this path
 
 public:
 private:
@@ -191,11 +218,79 @@ private:
 	{
 		TrackedValue base = register_value(o.reg);
 		if (o.kind != OperandKind::mem || o.index != no_reg ||
-		    base.kind == TrackedValue::unknown)
+		    base.kind == TrackedValue::unknown || base.kind == TrackedValue::count ||
+		    __builtin_add_overflow(base.k, o.value, &base.k))
 			return TrackedValue{};
-		base.k += o.value;
 		base.width = 0;
 		return base;
+	}
+
+	// What a memory operand holds, as a value, without recording the
+	// load: an indirect call's target.
+	TrackedValue loaded(const Operand &o) const
+	{
+		TrackedValue at = address_of(o);
+		if (at.kind != TrackedValue::pointer)
+			return TrackedValue{};
+		at.path.push_back(at.k);
+		at.k = 0, at.width = o.width;
+		return at;
+	}
+
+	// The entry of a table in the file that memory operand o reads: its
+	// base an address the code computed from the PC, or, in a
+	// position-dependent build, the displacement alone, plus an index.
+	std::optional<TableEntry> table_entry(const Operand &o) const
+	{
+		if (o.kind != OperandKind::mem || o.index == no_reg)
+			return std::nullopt;
+		TrackedValue base = o.reg == no_reg ? constant(0) : register_value(o.reg);
+		if (base.kind != TrackedValue::constant)
+			return std::nullopt;
+		return TableEntry{uint64_t(base.k) + uint64_t(o.value), o.scale,
+				  register_value(o.index)};
+	}
+
+	// A load into dst of what o holds, val: an entry of a table is kept
+	// apart, for a call through dst.
+	void set_loaded(const Operand &dst, const Operand &o, TrackedValue val)
+	{
+		auto entry = table_entry(o);
+		set(dst, std::move(val));
+		if (entry && dst.kind == OperandKind::reg)
+			entries_[dst.reg] = std::move(*entry);
+	}
+
+	// v times by: a constant, or a number loaded (a count, say) with what
+	// was added to it.
+	static TrackedValue scaled(TrackedValue v, int64_t by)
+	{
+		bool number = v.kind == TrackedValue::constant || v.kind == TrackedValue::count ||
+			      (v.kind == TrackedValue::pointer && !v.path.empty());
+		// Hostile code may scale without end: unknown once it overflows.
+		if (!number || __builtin_mul_overflow(v.k, by, &v.k) ||
+		    __builtin_mul_overflow(v.scale, by, &v.scale))
+			return TrackedValue{};
+		if (v.kind == TrackedValue::pointer)
+			v.kind = TrackedValue::count, v.width = 0;
+		return v;
+	}
+
+	// What x86's lea computes: an address; one in the file, from rip
+	// (a table's); or a number scaled, "lea edx, [8*rax + 0x28]" or
+	// "lea rdx, [rax + 2*rax]".
+	TrackedValue lea(const Operation &op, const Operand &o) const
+	{
+		if (o.kind != OperandKind::mem)
+			return TrackedValue{};
+		if (o.reg == x86_rip && o.index == no_reg)
+			return constant(int64_t(op.addr + op.size + uint64_t(o.value)));
+		if (o.index == no_reg)
+			return address_of(o);
+		if (o.reg != no_reg && o.reg != o.index)
+			return TrackedValue{};
+		int64_t times = o.scale + (o.reg == o.index ? 1 : 0);
+		return add_constant(scaled(register_value(o.index), times), constant(o.value), 1);
 	}
 
 	// Records the access and returns the value read.
@@ -250,6 +345,7 @@ private:
 		if (dst.kind != OperandKind::reg || dst.zero)
 			return;
 		scaled_.erase(dst.reg);
+		entries_.erase(dst.reg);
 		// A write of 8 or 16 bits keeps the rest of the register.
 		if (arch_ == Arch::x86_64 && dst.width < 4)
 			v = TrackedValue{};
@@ -258,14 +354,30 @@ private:
 
 	void call(const Operation &op)
 	{
-		CallSite c{op.addr, op.branch_to.value_or(0), {}};
+		CallSite c{op.addr, op.branch_to.value_or(0), {}, {}, 0, 0, {}};
 		for (Reg r : argument_registers(arch_))
 			c.args.push_back(register_value(r));
+		if (!op.branch_to && !op.operands.empty()) {
+			const Operand &to = op.operands[0];
+			std::optional<TableEntry> entry = table_entry(to);
+			if (const TableEntry *e =
+				    to.kind == OperandKind::reg ? entries_.get(to.reg) : nullptr)
+				entry = *e;
+			if (entry)
+				c.table = entry->table, c.scale = entry->scale,
+				c.index = std::move(entry->index);
+			else if (to.kind == OperandKind::reg)
+				c.callee = value_of(to);
+			else if (to.kind == OperandKind::mem)
+				c.callee = loaded(to);
+		}
 		trace_.calls.push_back(std::move(c));
 		for (auto it = regs_.begin(); it != regs_.end();)
 			it = caller_saved(it->first, arch_) ? regs_.erase(it) : std::next(it);
 		for (auto it = scaled_.begin(); it != scaled_.end();)
 			it = caller_saved(it->first, arch_) ? scaled_.erase(it) : std::next(it);
+		for (auto it = entries_.begin(); it != entries_.end();)
+			it = caller_saved(it->first, arch_) ? entries_.erase(it) : std::next(it);
 		// What it returns: a new object, followed like an argument.
 		TrackedValue result;
 		result.kind = TrackedValue::pointer;
@@ -278,7 +390,9 @@ private:
 	{
 		if (b.kind != TrackedValue::constant || a.kind == TrackedValue::unknown)
 			return TrackedValue{};
-		a.k += sign * b.k;
+		if (sign > 0 ? __builtin_add_overflow(a.k, b.k, &a.k)
+			     : __builtin_sub_overflow(a.k, b.k, &a.k))
+			return TrackedValue{}; // hostile code's
 		if (a.kind == TrackedValue::pointer)
 			a.width = 0;
 		return a;
@@ -313,12 +427,14 @@ private:
 		auto &o = op.operands;
 		if (m == "ret" || m == "hlt" || m == "ud2")
 			return false;
-		if (m == "jmp" && forward_in_function(op))
+		if (m == "jmp" && within_function(op))
 			return true;
 		if (m == "call" || m == "jmp") {
-			// A jump to a known function is a tail call; either ends
-			// the path when it is a jump.
-			if (m == "call" || op.branch_to)
+			// A jump to a known function, or through a register or
+			// memory (g->allocf), is a tail call; either ends the
+			// path when it is a jump.
+			if (m == "call" || op.branch_to ||
+			    (!o.empty() && o[0].kind != OperandKind::imm))
 				call(op);
 			return m == "call";
 		}
@@ -334,7 +450,7 @@ private:
 		const Operand &dst = o[0];
 		bool writes = writes_first_operand(m, arch_);
 		if (m == "lea" && o.size() == 2) {
-			set(dst, address_of(o[1]));
+			set(dst, lea(op, o[1]));
 			return true;
 		}
 		if (m == "xor" && o.size() == 2 && dst.kind == OperandKind::reg &&
@@ -365,7 +481,7 @@ private:
 		bool plain_move = m == "mov" || m == "movzx" || m == "movsx" || m == "movsxd" ||
 				  m == "movabs" || m == "movq" || m == "movd";
 		if (plain_move && o.size() == 2)
-			set(dst, src);
+			set_loaded(dst, o[1], src);
 		else if ((m == "add" || m == "sub") && o.size() == 2) {
 			TrackedValue a = value_of(dst);
 			if (m == "sub" && src.kind != TrackedValue::constant)
@@ -374,6 +490,11 @@ private:
 			added(op.addr, value_of(dst));
 		} else if (m == "and" && o.size() == 2 && dst.width == 8)
 			set(dst, and_mask(value_of(dst), src));
+		else if (m == "shl" && o.size() == 2 && src.kind == TrackedValue::constant &&
+			 src.k > 0 && src.k < 16)
+			set(dst, scaled(value_of(dst), int64_t(1) << src.k));
+		else if (m == "imul" && o.size() == 3 && o[2].kind == OperandKind::imm)
+			set(dst, scaled(src, o[2].value));
 		else
 			set(dst, TrackedValue{});
 		return true;
@@ -400,14 +521,16 @@ private:
 	{
 		std::string_view m = op.mnemonic;
 		auto &o = op.operands;
-		if (m == "ret" || m == "br" || m == "brk" || m == "udf")
+		if (m == "ret" || m == "brk" || m == "udf")
 			return false;
-		if (m == "b" && forward_in_function(op))
+		if (m == "b" && within_function(op))
 			return true;
-		if (m == "bl" || m == "blr" || m == "b") {
+		// "br x16" after loading g->allocf: a tail call, as "b" to a
+		// function is.
+		if (m == "bl" || m == "blr" || m == "b" || m == "br") {
 			if (m != "b" || op.branch_to)
 				call(op);
-			return m != "b";
+			return m == "bl" || m == "blr";
 		}
 		if (o.empty())
 			return true;
@@ -417,7 +540,7 @@ private:
 		bool store = starts_with_any(m, {"str", "stur", "stlr"});
 		bool store_pair = starts_with_any(m, {"stp", "stnp"});
 		if (load && o.size() >= 2) {
-			set(dst, access(op.addr, o[1], false));
+			set_loaded(dst, o[1], access(op.addr, o[1], false));
 			write_back(o, 1);
 			return true;
 		}
@@ -444,6 +567,26 @@ private:
 			return true;
 		if (m == "mov" && o.size() == 2) {
 			set(dst, value_of(o[1]));
+			return true;
+		}
+		// The page an address is in, which LLVM prints as an address.
+		if (m == "adrp" && o.size() == 2 && o[1].kind == OperandKind::imm) {
+			set(dst, constant(o[1].value));
+			return true;
+		}
+		// A count scaled: "lsl w0, w0, #3", "umull x2, w2, w0" with w0
+		// a constant.
+		if (m == "lsl" && o.size() == 3 && o[2].kind == OperandKind::imm &&
+		    o[2].value > 0 && o[2].value < 16) {
+			set(dst, scaled(value_of(o[1]), int64_t(1) << o[2].value));
+			return true;
+		}
+		if ((m == "mul" || m == "umull" || m == "smull") && o.size() == 3) {
+			TrackedValue a = value_of(o[1]), b = value_of(o[2]);
+			if (a.kind == TrackedValue::constant)
+				std::swap(a, b);
+			set(dst,
+			    b.kind == TrackedValue::constant ? scaled(a, b.k) : TrackedValue{});
 			return true;
 		}
 		// "add x4, x4, w1, uxtw #3": a pointer plus a scaled index,
@@ -480,6 +623,9 @@ private:
 	// arm64: registers holding a pointer plus a scaled index (base,
 	// index), on the path followed.
 	RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled_;
+	// Registers holding an entry loaded from a table in the file, to be
+	// called: arm64's "ldr x2, [x23, x2, lsl #3]" before "blr x2".
+	RegisterMap<TableEntry> entries_;
 	FunctionTrace trace_;
 };
 
@@ -495,7 +641,7 @@ FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack)
 	Tracker t(arch, stack);
 	if (!ops.at(0))
 		return t.finish();
-	t.set_end(ops.end());
+	t.set_bounds(ops.at(0)->addr, ops.end());
 	struct Path {
 		size_t index;
 		Tracker::Registers regs;
@@ -517,6 +663,13 @@ FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack)
 			auto target = t.branch_forward(*op);
 			if (!t.step(*op))
 				break;
+			if (auto back = t.take_jump_back()) {
+				auto at = ops.index_of(*back);
+				if (!at)
+					break;
+				i = *at - 1; // the loop's i++ makes it *at
+				continue;
+			}
 			if (target && started.insert(*target).second)
 				if (auto at = ops.index_of(*target))
 					pending.push_back({*at, t.registers()});

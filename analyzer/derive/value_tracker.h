@@ -5,11 +5,13 @@
 // subtractions of two of them and the calls with their arguments, is what
 // derive_layout reads LuaJIT's offsets from. It knows nothing of LuaJIT.
 //
-// Paths through the code in address order, each up to a return or a jump
-// out of the function or backward: the fall-through one first, then one
-// from each forward conditional branch's target (a bounded number), their
-// records appended in that order. A forward jump is taken. The exported functions read are
-// short and straight, and a rule takes the first access of its kind, before the paths meet again.
+// Paths through the code in address order, each up to a return, a jump
+// out of the function or a conditional branch backward: the fall-through
+// one first, then one from each forward conditional branch's target (a
+// bounded number), their records appended in that order. A jump within
+// the function is taken, backward once on each path. The exported
+// functions read are short and straight, and a rule takes the first
+// access of its kind, before the paths meet again.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +24,13 @@
 namespace ljcore {
 
 // What a register holds: a constant, or an argument with the loads made
-// from it (path) plus an offset added after the last load.
+// from it (path) plus an offset added after the last load; or a count,
+// what such loads read last times scale plus k (a size: "lea edx, [8*rax +
+// 0x28]"), which nothing is loaded through.
 struct TrackedValue {
-	enum Kind { unknown, constant, pointer } kind = unknown;
+	enum Kind { unknown, constant, pointer, count } kind = unknown;
 	int64_t k = 0;             // the constant, or the offset added
+	int64_t scale = 1;         // count: what the last load read is multiplied by
 	unsigned arg = 0;          // pointer: which argument it starts from,
 				   // stack: the stack pointer at entry,
 				   // element + n: what the nth indexed load read,
@@ -82,6 +87,14 @@ struct CallSite {
 	uint64_t addr;
 	uint64_t target; // 0: indirect
 	std::vector<TrackedValue> args;
+	// Indirect: the target, what the register held or the memory operand
+	// loaded ("call [rbx]": g->allocf), or an entry of a table of
+	// functions in the file, at table + scale * index ("call [r14 +
+	// 8*rax]" after "lea r14, [rip + ...]").
+	TrackedValue callee;
+	uint64_t table = 0;
+	uint8_t scale = 0;
+	TrackedValue index;
 };
 
 struct FunctionTrace {

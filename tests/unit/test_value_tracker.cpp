@@ -3,6 +3,10 @@
 // the rules can tell uvptr[idx] from a field at the same displacement.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
 #include "analyzer/derive/value_tracker.h"
 
 using namespace ljcore;
@@ -19,6 +23,10 @@ FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch:
 	for (const char *text : lines) {
 		MachineInsn insn;
 		insn.addr = addr, insn.size = 4, insn.text = text;
+		// "jmp 0x1010": a direct branch, its target as LLVM gives it.
+		std::string_view t = text;
+		if (size_t at = t.find(" 0x"); (t[0] == 'j' || t[0] == 'b') && at != t.npos)
+			insn.branch_to = std::strtoull(text + at + 1, nullptr, 16);
 		decoded.ops.push_back(operation_of(insn, arch));
 		addr += 4;
 	}
@@ -172,4 +180,148 @@ TEST_CASE("an AArch64 load with writeback moves its base register")
 	CHECK(t.accesses[4].offset == 0x10);
 	CHECK(t.accesses[5].offset == 0x10);
 	CHECK(t.accesses[5].object.is(0, {0x10, 0xd0}));
+}
+
+TEST_CASE("a call through a table of functions addressed from rip")
+{
+	// gc_sweep: gc_freefunc[o->gch.gct - ~LJ_TSTR](g, o) (lj_gc.c)
+	FunctionTrace t = track({
+		"lea r14, [rip + 0x100]",
+		"movzx eax, byte ptr [rsi + 0x9]",
+		"sub eax, 0x4",
+		"call qword ptr [r14 + 8*rax]",
+		"ret",
+	});
+	REQUIRE(t.calls.size() == 1);
+	const CallSite &c = t.calls[0];
+	CHECK(c.target == 0);
+	CHECK(c.table == 0x1004 + 0x100); // rip: the next instruction
+	CHECK(c.scale == 8);
+	CHECK(c.index.path == std::vector<int64_t>{0x9});
+	CHECK(c.index.k == -4);
+	CHECK(c.callee.kind == TrackedValue::unknown);
+}
+
+TEST_CASE("a count loaded and scaled is a size; an indirect jump is a tail call")
+{
+	// lj_func_free: lj_mem_free(g, fn, sizeLfunc(fn->l.nupvalues)) as
+	// g->allocf(g->allocd, fn, size, 0) (lj_func.c, lj_gc.h)
+	FunctionTrace t = track({
+		"movzx eax, byte ptr [rsi + 0xb]",
+		"lea edx, [8*rax + 0x28]",
+		"mov r8, qword ptr [rdi + 0x8]",
+		"xor ecx, ecx",
+		"mov rax, qword ptr [rdi]",
+		"mov rdi, r8",
+		"jmp rax",
+	});
+	REQUIRE(t.calls.size() == 1);
+	const CallSite &c = t.calls[0];
+	CHECK(c.callee.is(0, {0}));
+	CHECK(c.args[0].is(0, {8}));
+	CHECK(c.args[1].is(1, {}));
+	CHECK(c.args[2].path == std::vector<int64_t>{0xb});
+	CHECK(c.args[2].scale == 8);
+	CHECK(c.args[2].k == 0x28);
+	CHECK(!c.args[2].member_of(1, {})); // a size, not the member itself
+	CHECK(c.args[3].kind == TrackedValue::constant);
+}
+
+TEST_CASE("a count plus one times three, shifted, is scaled as a whole; nothing loads through it")
+{
+	// lj_tab_free: lj_mem_freevec(g, node, t->hmask + 1, Node) (lj_tab.c)
+	FunctionTrace t = track({
+		"mov eax, dword ptr [rsi + 0x34]",
+		"add eax, 0x1",
+		"lea rdx, [rax + 2*rax]",
+		"shl rdx, 0x3",
+		"mov rcx, qword ptr [rdx + 0x8]",
+		"call qword ptr [rdi]",
+		"ret",
+	});
+	REQUIRE(t.calls.size() == 1);
+	const TrackedValue &size = t.calls[0].args[2];
+	CHECK(size.path == std::vector<int64_t>{0x34});
+	CHECK(size.scale == 24);
+	CHECK(size.k == 24);
+	CHECK(std::none_of(t.accesses.begin(), t.accesses.end(),
+			   [](const MemoryAccess &a) { return a.offset == 0x8; }));
+}
+
+TEST_CASE("a jump back to a shared tail is followed once on each path")
+{
+	// lj_func_free: both sizes end in one free (gcc puts the second
+	// before it and jumps back).
+	FunctionTrace t = track({
+		"movzx eax, byte ptr [rsi + 0xb]", // 0x1000
+		"cmp byte ptr [rsi + 0xa], 0x0",   // 0x1004
+		"jne 0x1020",                      // 0x1008
+		"lea edx, [8*rax + 0x28]",         // 0x100c
+		"xor ecx, ecx",                    // 0x1010
+		"mov rax, qword ptr [rdi]",        // 0x1014
+		"jmp rax",                         // 0x1018
+		"nop",                             // 0x101c
+		"lea edx, [8*rax + 0x30]",         // 0x1020
+		"jmp 0x1010",                      // 0x1024
+	});
+	REQUIRE(t.calls.size() == 2);
+	CHECK(t.calls[0].args[2].k == 0x28);
+	CHECK(t.calls[1].args[2].k == 0x30);
+	CHECK(t.calls[1].args[3].kind == TrackedValue::constant);
+	CHECK(t.calls[1].callee.is(0, {0}));
+}
+
+TEST_CASE("a loop's jump back ends the path at its second turn")
+{
+	FunctionTrace t = track({
+		"mov rax, qword ptr [rdi + 0x10]", // 0x1000
+		"mov rdx, qword ptr [rsi + 0x8]",  // 0x1004
+		"jmp 0x1004",                      // 0x1008
+	});
+	CHECK(t.accesses.size() == 3);
+	CHECK(t.instructions < 8);
+}
+
+TEST_CASE("arm64: an entry loaded from a table in the file, then called")
+{
+	// gc_sweep on arm64: the table's page and offset, then the entry.
+	FunctionTrace t = track(
+		{
+			"adrp x23, 0x9e000",
+			"add x23, x23, #0x790",
+			"ldrb w2, [x1, #9]",
+			"sub w2, w2, #0x4",
+			"ldr x2, [x23, x2, lsl #3]",
+			"blr x2",
+			"ret",
+		},
+		Arch::aarch64);
+	REQUIRE(t.calls.size() == 1);
+	CHECK(t.calls[0].table == 0x9e790);
+	CHECK(t.calls[0].scale == 8);
+	CHECK(t.calls[0].index.path == std::vector<int64_t>{9});
+	CHECK(t.calls[0].index.k == -4);
+}
+
+TEST_CASE("arm64: a count times a constant is a size; br is a tail call")
+{
+	// lj_tab_free on arm64: (t->hmask + 1) * sizeof(Node)
+	FunctionTrace t = track(
+		{
+			"ldr w2, [x1, #52]",
+			"add w2, w2, #0x1",
+			"mov w6, #0x18",
+			"umull x2, w2, w6",
+			"ldp x5, x0, [x0]",
+			"mov x3, #0x0",
+			"br x5",
+		},
+		Arch::aarch64);
+	REQUIRE(t.calls.size() == 1);
+	const CallSite &c = t.calls[0];
+	CHECK(c.callee.is(0, {0}));
+	CHECK(c.args[0].is(0, {8}));
+	CHECK(c.args[2].path == std::vector<int64_t>{52});
+	CHECK(c.args[2].scale == 24);
+	CHECK(c.args[2].k == 24);
 }
