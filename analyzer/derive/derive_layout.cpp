@@ -33,11 +33,13 @@ namespace {
 	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size) X(cts_sizetab)   \
+	X(uv_size) X(fnc_size) X(fnl_size) X(node_size)                        \
 	X(cf_l) X(cf_pc) X(cf_nres) X(cf_prev)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
 #define LJ_DERIVED_JIT_FIELDS(X)                                               \
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
-	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)
+	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)         \
+	X(T_nins) X(T_nk) X(T_nsnap) X(T_nsnapmap)
 // Members of global_State and jit_State the census and the traces read that
 // a build's code may not show (state_free_rules.cpp reads most where
 // lua_close frees them): those it does not show move with the shown

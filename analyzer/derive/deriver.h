@@ -2,7 +2,8 @@
 // few of a kind), each in the file for what it reads: lua_state_rules.cpp,
 // global_state_rules.cpp, object_rules.cpp, proto_rules.cpp,
 // bcwrite_rules.cpp, table_rules.cpp, ffi_rules.cpp, jit_rules.cpp,
-// cframe_rules.cpp, state_free_rules.cpp. Internal to analyzer/derive/.
+// cframe_rules.cpp, state_free_rules.cpp, gc_free_rules.cpp. Internal to
+// analyzer/derive/.
 #pragma once
 
 #include <algorithm>
@@ -123,6 +124,8 @@ private:
 	bool close_buffers(const Traced &t, const std::vector<int64_t> &g);
 	bool jit_buffers(const Traced &t, const std::vector<int64_t> &g);
 	bool ctype_table(const Traced &t, const std::vector<int64_t> &g);
+	void object_frees(const Traced &t, const std::vector<int64_t> &g);
+	void trace_free(const Traced &t);
 
 	std::optional<Traced> follow(const std::string &name);
 	// bytes: how much of the callee to read (it has no symbol to say).

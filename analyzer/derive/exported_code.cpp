@@ -102,4 +102,28 @@ Expected<FunctionCode> ExportedCode::code_at(uint64_t addr, size_t max_bytes) co
 	return fail(hex(addr) + " is outside every executable section");
 }
 
+Expected<uint64_t> ExportedCode::word_at(uint64_t addr, unsigned width) const
+{
+	if (width == 0 || width > 8)
+		return fail("no word is " + std::to_string(width) + " bytes");
+	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_, scn));) {
+		GElf_Shdr shdr;
+		// Thread-local sections share their addresses with what follows.
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_ALLOC) ||
+		    (shdr.sh_flags & SHF_TLS) || addr < shdr.sh_addr ||
+		    addr - shdr.sh_addr >= shdr.sh_size)
+			continue;
+		Elf_Data *data = shdr.sh_type == SHT_PROGBITS ? elf_getdata(scn, nullptr) : nullptr;
+		uint64_t off = addr - shdr.sh_addr;
+		if (!data || !data->d_buf || off > data->d_size || data->d_size - off < width)
+			return fail(hex(addr) + " is not in the file's data");
+		auto *p = static_cast<const uint8_t *>(data->d_buf) + off;
+		uint64_t word = 0;
+		for (unsigned i = 0; i < width; i++)
+			word |= uint64_t(p[i]) << (8 * i);
+		return word;
+	}
+	return fail(hex(addr) + " is outside every section");
+}
+
 } // namespace ljcore

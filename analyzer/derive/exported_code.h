@@ -35,6 +35,10 @@ public:
 	// Code at addr (a call's target, which may have no symbol): up to
 	// max_bytes, as far as its section goes.
 	Expected<FunctionCode> code_at(uint64_t addr, size_t max_bytes) const;
+	// The width-byte word the file holds at addr, in a section of data
+	// (a table of functions' entry), little-endian: as the file has it,
+	// so 0 where a linker left the value to a relocation.
+	Expected<uint64_t> word_at(uint64_t addr, unsigned width) const;
 
 private:
 	struct Symbol {

@@ -44,6 +44,9 @@ void Deriver::state_frees()
 	const Traced &t = in_lua_close ? *close_ : *called;
 	if (in_lua_close)
 		g = main_g;
+	// Its first call with g, lj_gc_freeall, frees every object
+	// (gc_free_rules.cpp).
+	object_frees(t, g);
 	bool want_jit = out_.field("gg_J") && out_.field("gg_g") && out_.field("J_sizetrace") &&
 			!jit_buffers(t, g),
 	     want_ffi = out_.field("cts_cb_sizeid") && !ctype_table(t, g);
