@@ -40,7 +40,7 @@ void Deriver::cframe()
 					       ": " + code.error().message);
 	code->name = "(" + f->at(vm_cpcall->addr) + ")";
 	LazyOperations ops(dis_, code->bytes, code->addr, code_.arch());
-	FunctionTrace trace = track_values(ops, code_.arch(), true);
+	FunctionTrace trace = track_values(ops, code_.arch(), {.stack = true});
 	const Traced vm{std::move(*code), std::move(trace), ops.take()};
 	const MemoryAccess *link = first_access(vm, [&](const MemoryAccess &a) {
 		const TrackedValue &v = a.value;

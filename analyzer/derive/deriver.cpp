@@ -29,10 +29,10 @@ std::optional<Traced> Deriver::follow_call(const Traced &caller, const CallSite 
 	return follow(std::move(*fn));
 }
 
-Traced Deriver::follow(FunctionCode fn)
+Traced Deriver::follow(FunctionCode fn, TrackOptions options)
 {
 	LazyOperations ops(dis_, fn.bytes, fn.addr, code_.arch());
-	FunctionTrace trace = track_values(ops, code_.arch());
+	FunctionTrace trace = track_values(ops, code_.arch(), options);
 	LazyOperations::Decoded decoded = ops.take();
 	return Traced{std::move(fn), std::move(trace), std::move(decoded)};
 }

@@ -131,7 +131,7 @@ private:
 	// bytes: how much of the callee to read (it has no symbol to say).
 	std::optional<Traced> follow_call(const Traced &caller, const CallSite &call,
 					  size_t bytes = 512);
-	Traced follow(FunctionCode fn);
+	Traced follow(FunctionCode fn, TrackOptions options = {});
 	// Calls found with each direct call in code, in address order, each
 	// target once (without arguments), until it returns true; whether it
 	// did. Also the calls on no path the tracker follows, such as a

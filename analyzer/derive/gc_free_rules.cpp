@@ -105,7 +105,8 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 			return std::nullopt;
 		}
 		code->name = "(" + with_table->at(call->addr) + ": " + name + ")";
-		return follow(std::move(*code));
+		// Small functions whose branches end in one free.
+		return follow(std::move(*code), {.jumps_back = true});
 	};
 	if (auto uv = entry(gct_upval, "uv_size")) {
 		auto frees = frees_of(*uv);

@@ -99,7 +99,7 @@ struct TableEntry {
 
 class Tracker {
 public:
-	Tracker(Arch arch, bool stack) : arch_(arch), stack_(stack)
+	Tracker(Arch arch, TrackOptions options) : arch_(arch), options_(options)
 	{
 		auto args = argument_registers(arch);
 		for (unsigned i = 0; i < args.size(); i++) {
@@ -107,7 +107,7 @@ public:
 			v.kind = TrackedValue::pointer, v.arg = i;
 			regs_[args[i]] = v;
 		}
-		if (stack) {
+		if (options.stack) {
 			TrackedValue sp;
 			sp.kind = TrackedValue::pointer, sp.arg = TrackedValue::stack;
 			regs_[stack_register(arch)] = sp;
@@ -120,6 +120,11 @@ public:
 		trace_.instructions++;
 		if (op.mnemonic.empty())
 			return false; // undecodable: nothing after it can be trusted
+		if (options_.jumps_back) {
+			if (runs_.empty() || op.addr != runs_.back().second)
+				runs_.emplace_back(op.addr, op.addr);
+			runs_.back().second = op.addr + op.size;
+		}
 		return arch_ == Arch::x86_64 ? step_x86(op) : step_arm64(op);
 	}
 
@@ -127,9 +132,8 @@ public:
 
 	// The path goes on at a jump's target when it is further into the
 	// function: the instructions in between are skipped (a join after an
-	// inlined helper's early exit, say). Backward, once on each path: a
-	// tail the compiler shares between branches ("jmp" back to the free
-	// that both sizes end in); a loop ends at its second turn.
+	// inlined helper's early exit, say). Backward, when asked, to code the
+	// path has not run (TrackOptions::jumps_back). A loop ends the path.
 	void set_bounds(uint64_t begin, uint64_t end) { begin_ = begin, end_ = end; }
 	bool skipped(const Operation &op) const { return op.addr < resume_at_; }
 	// Where the last step jumped back to, once.
@@ -159,7 +163,7 @@ public:
 		scaled_.clear();
 		entries_.clear();
 		resume_at_ = 0;
-		jumped_back_.clear();
+		runs_.clear();
 	}
 
 private:
@@ -173,18 +177,22 @@ private:
 			resume_at_ = *op.branch_to;
 			return true;
 		}
-		if (std::find(jumped_back_.begin(), jumped_back_.end(), *op.branch_to) !=
-		    jumped_back_.end())
+		uint64_t to = *op.branch_to;
+		if (!options_.jumps_back ||
+		    std::any_of(runs_.begin(), runs_.end(), [&](const auto &run) {
+			    return to >= run.first && to < run.second;
+		    }))
 			return false;
-		jumped_back_.push_back(*op.branch_to);
-		back_to_ = op.branch_to;
+		back_to_ = to;
 		resume_at_ = 0;
 		return true;
 	}
 
 	uint64_t begin_ = 0, end_ = 0, resume_at_ = 0;
 	std::optional<uint64_t> back_to_;
-	std::vector<uint64_t> jumped_back_; // on this path
+	// The code this path ran, [first, second) in turn: a jump back into
+	// it is a loop.
+	std::vector<std::pair<uint64_t, uint64_t>> runs_;
 
 public:
 private:
@@ -440,7 +448,7 @@ private:
 		}
 		if (o.empty())
 			return true;
-		if (stack_ && (m == "push" || m == "pop")) {
+		if (options_.stack && (m == "push" || m == "pop")) {
 			TrackedValue &sp = regs_[stack_register(arch_)];
 			sp = add_constant(sp, constant(8), m == "push" ? -1 : 1);
 			if (m == "pop")
@@ -618,7 +626,7 @@ private:
 	}
 
 	Arch arch_;
-	bool stack_; // the stack pointer is followed
+	TrackOptions options_;
 	Registers regs_;
 	// arm64: registers holding a pointer plus a scaled index (base,
 	// index), on the path followed.
@@ -631,14 +639,14 @@ private:
 
 } // namespace
 
-FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack)
+FunctionTrace track_values(LazyOperations &ops, Arch arch, TrackOptions options)
 {
 	// The fall-through path first (the rules take the first access of a
 	// kind, and that is where the function's main work is), then those
 	// its conditional branches start, each target once, within a budget:
 	// no loop, no path explosion.
 	constexpr size_t max_paths = 16, max_steps = 4096;
-	Tracker t(arch, stack);
+	Tracker t(arch, options);
 	if (!ops.at(0))
 		return t.finish();
 	t.set_bounds(ops.at(0)->addr, ops.end());

@@ -8,8 +8,9 @@
 // Paths through the code in address order, each up to a return, a jump
 // out of the function or a conditional branch backward: the fall-through
 // one first, then one from each forward conditional branch's target (a
-// bounded number), their records appended in that order. A jump within
-// the function is taken, backward once on each path. The exported
+// bounded number), their records appended in that order. A jump forward
+// within the function is taken (backward too, when asked: TrackOptions).
+// The exported
 // functions read are short and straight, and a rule takes the first
 // access of its kind, before the paths meet again.
 #pragma once
@@ -108,11 +109,23 @@ struct FunctionTrace {
 	size_t instructions = 0; // followed
 };
 
+// What track_values follows besides registers.
+struct TrackOptions {
+	// The stack pointer, as TrackedValue::stack (through pushes, pops
+	// and subtractions): the interpreter's entries build their C frame
+	// at offsets from it. Not by default, as the stores and loads of
+	// every spill would be recorded too.
+	bool stack = false;
+	// A jump back to code the path has not run, a tail the compiler
+	// shares between branches: where a small function's branches all end
+	// in one call (lj_func_free's free). Not by default: in longer
+	// functions every path that starts at a branch's target would run
+	// their shared code again.
+	bool jumps_back = false;
+};
+
 // Follows ops, in order, from a function's entry, decoding as far as its
-// paths go. With stack, the stack pointer as well, as TrackedValue::stack
-// (through pushes, pops and subtractions): the interpreter's entries
-// build their C frame at offsets from it. Not by default, as the stores
-// and loads of every spill would be recorded too.
-FunctionTrace track_values(LazyOperations &ops, Arch arch, bool stack = false);
+// paths go.
+FunctionTrace track_values(LazyOperations &ops, Arch arch, TrackOptions options = {});
 
 } // namespace ljcore

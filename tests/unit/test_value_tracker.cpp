@@ -16,7 +16,7 @@ namespace {
 // The lines, as if LLVM had printed them, 4 bytes each: all decoded
 // already, so the disassembler is never asked for more.
 FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch::x86_64,
-		    bool stack = false)
+		    TrackOptions options = {})
 {
 	LazyOperations::Decoded decoded;
 	uint64_t addr = 0x1000;
@@ -35,7 +35,7 @@ FunctionTrace track(std::initializer_list<const char *> lines, Arch arch = Arch:
 	auto dis = Disassembler::create(arch);
 	REQUIRE(dis);
 	LazyOperations ops(**dis, code, 0x1000, arch, std::move(decoded));
-	return track_values(ops, arch, stack);
+	return track_values(ops, arch, options);
 }
 
 } // namespace
@@ -111,7 +111,7 @@ TEST_CASE("the stack pointer is followed, when asked, through pushes and subtrac
 			"pop rbx",
 			"ret",
 		},
-		Arch::x86_64, true);
+		Arch::x86_64, {.stack = true});
 	REQUIRE(t.accesses.size() == 2);
 	const MemoryAccess &slot = t.accesses[0], &link = t.accesses[1];
 	CHECK(slot.store);
@@ -134,7 +134,7 @@ TEST_CASE("arm64: the stack pointer is followed, when asked, through subtraction
 			"str x16, [x0, #0x50]",
 			"ret",
 		},
-		Arch::aarch64, true);
+		Arch::aarch64, {.stack = true});
 	REQUIRE(t.accesses.size() == 2);
 	CHECK(t.accesses[0].object.is(TrackedValue::stack, {}));
 	CHECK(t.accesses[0].offset == 0x10 - 0xd0);
@@ -248,22 +248,24 @@ TEST_CASE("a count plus one times three, shifted, is scaled as a whole; nothing 
 			   [](const MemoryAccess &a) { return a.offset == 0x8; }));
 }
 
-TEST_CASE("a jump back to a shared tail is followed once on each path")
+TEST_CASE("a jump back to a shared tail the path has not run is followed")
 {
 	// lj_func_free: both sizes end in one free (gcc puts the second
 	// before it and jumps back).
-	FunctionTrace t = track({
-		"movzx eax, byte ptr [rsi + 0xb]", // 0x1000
-		"cmp byte ptr [rsi + 0xa], 0x0",   // 0x1004
-		"jne 0x1020",                      // 0x1008
-		"lea edx, [8*rax + 0x28]",         // 0x100c
-		"xor ecx, ecx",                    // 0x1010
-		"mov rax, qword ptr [rdi]",        // 0x1014
-		"jmp rax",                         // 0x1018
-		"nop",                             // 0x101c
-		"lea edx, [8*rax + 0x30]",         // 0x1020
-		"jmp 0x1010",                      // 0x1024
-	});
+	FunctionTrace t = track(
+		{
+			"movzx eax, byte ptr [rsi + 0xb]", // 0x1000
+			"cmp byte ptr [rsi + 0xa], 0x0",   // 0x1004
+			"jne 0x1020",                      // 0x1008
+			"lea edx, [8*rax + 0x28]",         // 0x100c
+			"xor ecx, ecx",                    // 0x1010
+			"mov rax, qword ptr [rdi]",        // 0x1014
+			"jmp rax",                         // 0x1018
+			"nop",                             // 0x101c
+			"lea edx, [8*rax + 0x30]",         // 0x1020
+			"jmp 0x1010",                      // 0x1024
+		},
+		Arch::x86_64, {.jumps_back = true});
 	REQUIRE(t.calls.size() == 2);
 	CHECK(t.calls[0].args[2].k == 0x28);
 	CHECK(t.calls[1].args[2].k == 0x30);
@@ -271,15 +273,17 @@ TEST_CASE("a jump back to a shared tail is followed once on each path")
 	CHECK(t.calls[1].callee.is(0, {0}));
 }
 
-TEST_CASE("a loop's jump back ends the path at its second turn")
+TEST_CASE("a loop's jump back ends the path")
 {
-	FunctionTrace t = track({
-		"mov rax, qword ptr [rdi + 0x10]", // 0x1000
-		"mov rdx, qword ptr [rsi + 0x8]",  // 0x1004
-		"jmp 0x1004",                      // 0x1008
-	});
-	CHECK(t.accesses.size() == 3);
-	CHECK(t.instructions < 8);
+	FunctionTrace t = track(
+		{
+			"mov rax, qword ptr [rdi + 0x10]", // 0x1000
+			"mov rdx, qword ptr [rsi + 0x8]",  // 0x1004
+			"jmp 0x1004",                      // 0x1008
+		},
+		Arch::x86_64, {.jumps_back = true});
+	CHECK(t.accesses.size() == 2);
+	CHECK(t.instructions == 3);
 }
 
 TEST_CASE("arm64: an entry loaded from a table in the file, then called")
@@ -324,4 +328,14 @@ TEST_CASE("arm64: a count times a constant is a size; br is a tail call")
 	CHECK(c.args[2].path == std::vector<int64_t>{52});
 	CHECK(c.args[2].scale == 24);
 	CHECK(c.args[2].k == 24);
+}
+
+TEST_CASE("a jump back is not followed unless asked")
+{
+	FunctionTrace t = track({
+		"jmp 0x1008",                      // 0x1000
+		"mov rax, qword ptr [rdi + 0x10]", // 0x1004
+		"jmp 0x1004",                      // 0x1008
+	});
+	CHECK(t.accesses.empty());
 }
