@@ -33,7 +33,8 @@ namespace {
 	X(tab_size) X(tab_colo)                                                \
 	X(ud_len) X(ud_size)                                                   \
 	X(ctype_size) X(cts_tab) X(cts_cb_sizeid) X(cts_size) X(cts_sizetab)   \
-	X(uv_size) X(fnc_size) X(fnl_size) X(node_size)                        \
+	X(uv_size) X(fnc_size) X(fnl_size) X(node_size) X(cd_ctypeid)          \
+	X(cd_size)                                                             \
 	X(cf_l) X(cf_pc) X(cf_nres) X(cf_prev)
 // Those of the JIT's layout (lj_trace_layout), kept apart from lj_layout.
 #define LJ_DERIVED_JIT_FIELDS(X)                                               \

@@ -126,6 +126,7 @@ private:
 	bool ctype_table(const Traced &t, const std::vector<int64_t> &g);
 	void object_frees(const Traced &t, const std::vector<int64_t> &g);
 	void trace_free(const Traced &t);
+	void cdata_free(const Traced &t);
 
 	std::optional<Traced> follow(const std::string &name);
 	// bytes: how much of the callee to read (it has no symbol to say).

@@ -3,8 +3,8 @@
 // function through the table gc_freefunc, indexed by gct less ~LJ_TSTR
 // (lj_gc.c). Those functions free what they were given, with the object's
 // size (lj_func.c, lj_tab.c, lj_trace.c), which no exported function
-// shows: sizeof(GCupval), the sizes of the two GCfuncs, sizeof(Node), and
-// the counts a GCtrace is freed with.
+// shows: sizeof(GCupval), the sizes of the two GCfuncs, sizeof(Node),
+// the counts a GCtrace is freed with, and GCcdata's size and ctypeid.
 #include <algorithm>
 #include <cstdint>
 #include <set>
@@ -16,7 +16,7 @@ namespace ljcore {
 namespace {
 
 // gct of the objects whose sizes are read (lj_obj.h: ~LJ_TUPVAL...).
-constexpr int gct_upval = 5, gct_func = 8, gct_trace = 9, gct_tab = 11;
+constexpr int gct_upval = 5, gct_func = 8, gct_trace = 9, gct_cdata = 10, gct_tab = 11;
 
 // lj_mem_free(g, p, osize) is g->allocf(g->allocd, p, osize, 0)
 // (lj_gc.h): the frees of t's object, argument 1 (or what was loaded from
@@ -57,8 +57,8 @@ std::optional<Counted> counted(const TrackedValue &size, int64_t member)
 // is in the first of these that makes one, g at path from argument 0 of t.
 void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 {
-	const char *fields = "uv_size, fnc_size, fnl_size, node_size, T_nins, T_nk, T_nsnap and "
-			     "T_nsnapmap";
+	const char *fields = "uv_size, fnc_size, fnl_size, node_size, T_nins, T_nk, T_nsnap, "
+			     "T_nsnapmap, cd_ctypeid and cd_size";
 	auto table_call = [](const Traced &s) {
 		auto c = std::find_if(s.trace.calls.begin(), s.trace.calls.end(),
 				      [](const CallSite &c) { return c.table != 0; });
@@ -148,6 +148,40 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 	}
 	if (auto trace = entry(gct_trace, "T_nins, T_nk, T_nsnap and T_nsnapmap"))
 		trace_free(*trace);
+	if (auto cdata = entry(gct_cdata, "cd_ctypeid and cd_size"))
+		cdata_free(*cdata);
+}
+
+// lj_cdata_free(g, cd) frees a cdata of fixed size with sizeof(GCcdata)
+// plus the size of its CType, read from cts->tab indexed by cd->ctypeid
+// (lj_cdata.c): the free whose size is a value loaded through an index
+// plus a constant, that index loaded from cd.
+void Deriver::cdata_free(const Traced &t)
+{
+	for (const CallSite *c : frees_of(t)) {
+		const TrackedValue &size = c->args[2];
+		if (size.kind != TrackedValue::pointer || size.arg < TrackedValue::element ||
+		    size.arg >= TrackedValue::call_result || !size.path.empty() || size.k <= 0 ||
+		    size.arg - TrackedValue::element >= t.trace.indexed.size())
+			continue;
+		const IndexedAccess &ct = t.trace.indexed[size.arg - TrackedValue::element];
+		const TrackedValue &id = ct.index;
+		if ((id.kind != TrackedValue::pointer && id.kind != TrackedValue::count) ||
+		    id.arg != 1 || id.path.size() != 1)
+			continue;
+		// CTypeID1, cd's one 16-bit member read.
+		const MemoryAccess *ctypeid = first_access(t, [&](const MemoryAccess &a) {
+			return !a.store && a.width == 2 && a.object.is(1, {}) &&
+			       a.offset == id.path[0];
+		});
+		if (!ctypeid)
+			continue;
+		add("cd_ctypeid", uint32_t(ctypeid->offset), t.at(ctypeid->addr));
+		add("cd_size", uint32_t(size.k), t.at(c->addr));
+		return;
+	}
+	unshown("cd_ctypeid and cd_size",
+		"lj_cdata_free frees no cdata sized by the CType its ctypeid names");
 }
 
 // lj_trace_free(g, T) frees T with T->nins - T->nk IR instructions,

@@ -154,14 +154,20 @@ public:
 		return op.branch_to;
 	}
 
-	// The registers of the path followed, to start another from.
-	using Registers = RegisterMap<TrackedValue>;
-	const Registers &registers() const { return regs_; }
+	// The registers of the path followed, to start another from: their
+	// values, and those holding a pointer plus an index or a table's
+	// entry.
+	struct Registers {
+		RegisterMap<TrackedValue> values;
+		RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled;
+		RegisterMap<TableEntry> entries;
+	};
+	Registers registers() const { return {regs_, scaled_, entries_}; }
 	void start_path(Registers regs)
 	{
-		regs_ = std::move(regs);
-		scaled_.clear();
-		entries_.clear();
+		regs_ = std::move(regs.values);
+		scaled_ = std::move(regs.scaled);
+		entries_ = std::move(regs.entries);
 		resume_at_ = 0;
 		runs_.clear();
 	}
@@ -412,6 +418,21 @@ private:
 			trace_.additions.push_back(Addition{addr, v});
 	}
 
+	// dst = a + b, one a pointer, the other a count (an index scaled):
+	// the pointer plus the index, which the next load indexes from
+	// ("shl rdx, 4; add rdx, rdi": &cts->tab[id]).
+	bool added_index(const Operand &dst, TrackedValue a, TrackedValue b)
+	{
+		if (a.kind == TrackedValue::count)
+			std::swap(a, b);
+		if (a.kind != TrackedValue::pointer || b.kind != TrackedValue::count ||
+		    dst.kind != OperandKind::reg)
+			return false;
+		set(dst, TrackedValue{});
+		scaled_[dst.reg] = std::pair(std::move(a), std::move(b));
+		return true;
+	}
+
 	// dst = a & b: a pointer stays itself when the other is a mask that
 	// keeps its address bits, as GC64's gcval() (LJ_GCVMASK, 47 bits)
 	// and cframe_raw() (~CFRAME_RAWMASK) are.
@@ -458,7 +479,19 @@ private:
 		const Operand &dst = o[0];
 		bool writes = writes_first_operand(m, arch_);
 		if (m == "lea" && o.size() == 2) {
-			set(dst, lea(op, o[1]));
+			// "lea rcx, [rdi + 8*rax]": a pointer plus a scaled
+			// index, which the next load indexes from.
+			const Operand &a = o[1];
+			TrackedValue base = register_value(a.reg);
+			if (a.kind == OperandKind::mem && a.reg != no_reg && a.index != no_reg &&
+			    a.reg != a.index && base.kind == TrackedValue::pointer) {
+				auto scaled = std::pair(add_constant(base, constant(a.value), 1),
+							register_value(a.index));
+				set(dst, TrackedValue{});
+				scaled_[dst.reg] = scaled;
+				return true;
+			}
+			set(dst, lea(op, a));
 			return true;
 		}
 		if (m == "xor" && o.size() == 2 && dst.kind == OperandKind::reg &&
@@ -490,6 +523,8 @@ private:
 				  m == "movabs" || m == "movq" || m == "movd";
 		if (plain_move && o.size() == 2)
 			set_loaded(dst, o[1], src);
+		else if (m == "add" && o.size() == 2 && added_index(dst, value_of(dst), src))
+			;
 		else if ((m == "add" || m == "sub") && o.size() == 2) {
 			TrackedValue a = value_of(dst);
 			if (m == "sub" && src.kind != TrackedValue::constant)
@@ -606,6 +641,8 @@ private:
 			scaled_[dst.reg] = scaled;
 			return true;
 		}
+		if (m == "add" && o.size() == 3 && added_index(dst, value_of(o[1]), value_of(o[2])))
+			return true;
 		if ((m == "add" || m == "sub") && o.size() >= 3) {
 			TrackedValue a = value_of(o[1]), b = value_of(o[2]);
 			// "add x0, x1, #0x1, lsl #12": the immediate shifted.
@@ -627,9 +664,9 @@ private:
 
 	Arch arch_;
 	TrackOptions options_;
-	Registers regs_;
-	// arm64: registers holding a pointer plus a scaled index (base,
-	// index), on the path followed.
+	RegisterMap<TrackedValue> regs_;
+	// Registers holding a pointer plus a scaled index (base, index), on
+	// the path followed: arm64's "add x4, x4, w1, uxtw #3", x86's lea.
 	RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled_;
 	// Registers holding an entry loaded from a table in the file, to be
 	// called: arm64's "ldr x2, [x23, x2, lsl #3]" before "blr x2".

@@ -339,3 +339,34 @@ TEST_CASE("a jump back is not followed unless asked")
 	});
 	CHECK(t.accesses.empty());
 }
+
+TEST_CASE("a pointer plus a count indexes the next load, on a branch's path too")
+{
+	// lj_cdata_free without GC64: ct = &cts->tab[cd->ctypeid] (16-byte
+	// CTypes), then sizeof(GCcdata) + ct->size freed on a branch's path.
+	FunctionTrace t = track(
+		{
+			"mov rdi, qword ptr [rdi + 0x128]", // 0x1000
+			"movzx edx, word ptr [rsi + 0x6]",  // 0x1004
+			"shl rdx, 0x4",                     // 0x1008
+			"add rdx, rdi",                     // 0x100c
+			"mov eax, dword ptr [rdx]",         // 0x1010
+			"cmp eax, 0x5",                     // 0x1014
+			"jbe 0x1020",                       // 0x1018
+			"ret",                              // 0x101c
+			"mov edx, dword ptr [rdx + 0x4]",   // 0x1020
+			"add rdx, 0x8",                     // 0x1024
+			"call qword ptr [rbx]",             // 0x1028
+			"ret",                              // 0x102c
+		},
+		Arch::x86_64);
+	REQUIRE(t.indexed.size() == 2);
+	CHECK(t.indexed[0].object.is(0, {0x128}));
+	CHECK(t.indexed[0].index.path == std::vector<int64_t>{6});
+	CHECK(t.indexed[0].index.scale == 16);
+	CHECK(t.indexed[1].offset == 4);
+	REQUIRE(t.calls.size() == 1);
+	const TrackedValue &size = t.calls[0].args[2];
+	CHECK(size.arg == TrackedValue::element + 1);
+	CHECK(size.k == 8);
+}
