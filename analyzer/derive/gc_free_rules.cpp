@@ -106,7 +106,7 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 		}
 		code->name = "(" + with_table->at(call->addr) + ": " + name + ")";
 		// Small functions whose branches end in one free.
-		return follow(std::move(*code), {.jumps_back = true});
+		return follow(std::move(*code), {.every_way = true});
 	};
 	if (auto uv = entry(gct_upval, "uv_size")) {
 		auto frees = frees_of(*uv);

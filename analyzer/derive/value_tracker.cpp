@@ -120,7 +120,7 @@ public:
 		trace_.instructions++;
 		if (op.mnemonic.empty())
 			return false; // undecodable: nothing after it can be trusted
-		if (options_.jumps_back) {
+		if (options_.every_way) {
 			if (runs_.empty() || op.addr != runs_.back().second)
 				runs_.emplace_back(op.addr, op.addr);
 			runs_.back().second = op.addr + op.size;
@@ -133,7 +133,7 @@ public:
 	// The path goes on at a jump's target when it is further into the
 	// function: the instructions in between are skipped (a join after an
 	// inlined helper's early exit, say). Backward, when asked, to code the
-	// path has not run (TrackOptions::jumps_back). A loop ends the path.
+	// path has not run (TrackOptions::every_way). A loop ends the path.
 	void set_bounds(uint64_t begin, uint64_t end) { begin_ = begin, end_ = end; }
 	bool skipped(const Operation &op) const { return op.addr < resume_at_; }
 	// Where the last step jumped back to, once.
@@ -163,6 +163,12 @@ public:
 		RegisterMap<TableEntry> entries;
 	};
 	Registers registers() const { return {regs_, scaled_, entries_}; }
+	// The registers of the other way a conditional select of the last
+	// step went (TrackOptions::every_way), once.
+	std::optional<Registers> take_other_select()
+	{
+		return std::exchange(other_select_, std::nullopt);
+	}
 	void start_path(Registers regs)
 	{
 		regs_ = std::move(regs.values);
@@ -184,7 +190,7 @@ private:
 			return true;
 		}
 		uint64_t to = *op.branch_to;
-		if (!options_.jumps_back ||
+		if (!options_.every_way ||
 		    std::any_of(runs_.begin(), runs_.end(), [&](const auto &run) {
 			    return to >= run.first && to < run.second;
 		    }))
@@ -196,6 +202,7 @@ private:
 
 	uint64_t begin_ = 0, end_ = 0, resume_at_ = 0;
 	std::optional<uint64_t> back_to_;
+	std::optional<Registers> other_select_;
 	// The code this path ran, [first, second) in turn: a jump back into
 	// it is a loop.
 	std::vector<std::pair<uint64_t, uint64_t>> runs_;
@@ -418,6 +425,19 @@ private:
 			trace_.additions.push_back(Addition{addr, v});
 	}
 
+	// A conditional select: dst = a on this path, and, following every
+	// way, b on another from the next instruction; else unknown.
+	void select(const Operand &dst, TrackedValue a, TrackedValue b)
+	{
+		if (!options_.every_way) {
+			set(dst, TrackedValue{});
+			return;
+		}
+		set(dst, std::move(b));
+		other_select_ = registers();
+		set(dst, std::move(a));
+	}
+
 	// dst = a + b, one a pointer, the other a count (an index scaled):
 	// the pointer plus the index, which the next load indexes from
 	// ("shl rdx, 4; add rdx, rdi": &cts->tab[id]).
@@ -523,6 +543,8 @@ private:
 				  m == "movabs" || m == "movq" || m == "movd";
 		if (plain_move && o.size() == 2)
 			set_loaded(dst, o[1], src);
+		else if (m.starts_with("cmov") && o.size() == 2)
+			select(dst, src, value_of(dst));
 		else if (m == "add" && o.size() == 2 && added_index(dst, value_of(dst), src))
 			;
 		else if ((m == "add" || m == "sub") && o.size() == 2) {
@@ -610,6 +632,10 @@ private:
 			return true;
 		if (m == "mov" && o.size() == 2) {
 			set(dst, value_of(o[1]));
+			return true;
+		}
+		if (m == "csel" && o.size() == 4) {
+			select(dst, value_of(o[1]), value_of(o[2]));
 			return true;
 		}
 		// The page an address is in, which LLVM prints as an address.
@@ -708,6 +734,8 @@ FunctionTrace track_values(LazyOperations &ops, Arch arch, TrackOptions options)
 			auto target = t.branch_forward(*op);
 			if (!t.step(*op))
 				break;
+			if (auto other = t.take_other_select())
+				pending.push_back({i + 1, std::move(*other)});
 			if (auto back = t.take_jump_back()) {
 				auto at = ops.index_of(*back);
 				if (!at)

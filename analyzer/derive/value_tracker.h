@@ -116,12 +116,13 @@ struct TrackOptions {
 	// at offsets from it. Not by default, as the stores and loads of
 	// every spill would be recorded too.
 	bool stack = false;
-	// A jump back to code the path has not run, a tail the compiler
-	// shares between branches: where a small function's branches all end
-	// in one call (lj_func_free's free). Not by default: in longer
-	// functions every path that starts at a branch's target would run
-	// their shared code again.
-	bool jumps_back = false;
+	// Every way through a small function: a jump back to code the path
+	// has not run (a tail the compiler shares between branches, where
+	// they all end in one call, as lj_func_free's do) is taken, and a
+	// conditional select (arm64's csel, x86's cmov) gives each of its
+	// values on a path of its own. Not by default: in longer functions
+	// every path would run their shared code again.
+	bool every_way = false;
 };
 
 // Follows ops, in order, from a function's entry, decoding as far as its

@@ -265,7 +265,7 @@ TEST_CASE("a jump back to a shared tail the path has not run is followed")
 			"lea edx, [8*rax + 0x30]",         // 0x1020
 			"jmp 0x1010",                      // 0x1024
 		},
-		Arch::x86_64, {.jumps_back = true});
+		Arch::x86_64, {.every_way = true});
 	REQUIRE(t.calls.size() == 2);
 	CHECK(t.calls[0].args[2].k == 0x28);
 	CHECK(t.calls[1].args[2].k == 0x30);
@@ -281,7 +281,7 @@ TEST_CASE("a loop's jump back ends the path")
 			"mov rdx, qword ptr [rsi + 0x8]",  // 0x1004
 			"jmp 0x1004",                      // 0x1008
 		},
-		Arch::x86_64, {.jumps_back = true});
+		Arch::x86_64, {.every_way = true});
 	CHECK(t.accesses.size() == 2);
 	CHECK(t.instructions == 3);
 }
@@ -369,4 +369,22 @@ TEST_CASE("a pointer plus a count indexes the next load, on a branch's path too"
 	const TrackedValue &size = t.calls[0].args[2];
 	CHECK(size.arg == TrackedValue::element + 1);
 	CHECK(size.k == 8);
+}
+
+TEST_CASE("arm64: a conditional select gives each value on a path of its own, when asked")
+{
+	// lj_func_free on arm64: sizeCfunc(n) or sizeLfunc(n), chosen by ffid.
+	std::initializer_list<const char *> code = {
+		"ldrb w2, [x1, #11]", "add x5, x2, #0x5", "add x2, x2, #0x6",
+		"lsl w5, w5, #3",     "lsl w2, w2, #3",   "csel x2, x2, x5, ne",
+		"ldp x6, x0, [x0]",   "mov x3, #0x0",     "br x6",
+	};
+	FunctionTrace t = track(code, Arch::aarch64, {.every_way = true});
+	REQUIRE(t.calls.size() == 2);
+	CHECK(t.calls[0].args[2].k == 48);
+	CHECK(t.calls[1].args[2].k == 40);
+	CHECK(t.calls[1].args[2].scale == 8);
+	FunctionTrace plain = track(code, Arch::aarch64);
+	REQUIRE(plain.calls.size() == 1);
+	CHECK(plain.calls[0].args[2].kind == TrackedValue::unknown);
 }
