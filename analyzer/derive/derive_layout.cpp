@@ -40,7 +40,7 @@ namespace {
 #define LJ_DERIVED_JIT_FIELDS(X)                                               \
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
 	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)         \
-	X(T_nins) X(T_nk) X(T_nsnap) X(T_nsnapmap)
+	X(T_nins) X(T_nk) X(T_nsnap) X(T_nsnapmap) X(fork)
 // Members of global_State and jit_State the census and the traces read that
 // a build's code may not show (state_free_rules.cpp reads most where
 // lua_close frees them): those it does not show move with the shown
@@ -191,6 +191,7 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	d.topointer();
 	d.ctype_state();
 	d.jit_state();
+	d.fork();
 	d.cframe();
 	// After the rules whose fields it starts from: close() (lua_close,
 	// g->mainthref), newthread() (gg_g), topointer() (lightudseg),

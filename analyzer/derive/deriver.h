@@ -99,6 +99,7 @@ public:
 
 	// jit_rules.cpp
 	void jit_state();
+	void fork();
 
 	// cframe_rules.cpp
 	void cframe();

@@ -68,6 +68,12 @@ Expected<ExportedCode> ExportedCode::open(Elf *elf)
 	return code;
 }
 
+bool ExportedCode::exports(const std::string &name) const
+{
+	return std::any_of(symbols_.begin(), symbols_.end(),
+			   [&](const Symbol &s) { return s.name == name; });
+}
+
 Expected<FunctionCode> ExportedCode::function(const std::string &name, size_t max_bytes) const
 {
 	auto it = std::find_if(symbols_.begin(), symbols_.end(),

@@ -30,6 +30,8 @@ public:
 	static Expected<ExportedCode> open(Elf *elf);
 
 	Arch arch() const { return arch_; }
+	// Whether the binary exports a function of that name.
+	bool exports(const std::string &name) const;
 	// The function's code: its symbol's size, at most max_bytes.
 	Expected<FunctionCode> function(const std::string &name, size_t max_bytes = 2048) const;
 	// Code at addr (a call's target, which may have no symbol): up to

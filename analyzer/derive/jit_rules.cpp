@@ -155,4 +155,20 @@ bool Deriver::flushroot(const Traced &t, unsigned T)
 	return true;
 }
 
+// The fork, which names the IR's opcodes (Tarantool's differ), told by
+// the API each fork adds: OpenResty's luajit2 exports lua_getexdata (its
+// per-thread exdata, lj_api.c), Tarantool's luaM_metrics (lmisclib.h);
+// upstream neither.
+void Deriver::fork()
+{
+	if (!out_.field("gg_J"))
+		return; // no JIT, no IR
+	if (code_.exports("lua_getexdata"))
+		add("fork", LJ_FORK_LUAJIT2, "exports lua_getexdata");
+	else if (code_.exports("luaM_metrics"))
+		add("fork", LJ_FORK_TARANTOOL, "exports luaM_metrics");
+	else
+		add("fork", LJ_FORK_UPSTREAM, "exports neither lua_getexdata nor luaM_metrics");
+}
+
 } // namespace ljcore
