@@ -207,8 +207,6 @@ private:
 	// it is a loop.
 	std::vector<std::pair<uint64_t, uint64_t>> runs_;
 
-public:
-private:
 	TrackedValue value_of(const Operand &o) const
 	{
 		TrackedValue v;
@@ -734,7 +732,7 @@ FunctionTrace track_values(LazyOperations &ops, Arch arch, TrackOptions options)
 			auto target = t.branch_forward(*op);
 			if (!t.step(*op))
 				break;
-			if (auto other = t.take_other_select())
+			if (auto other = t.take_other_select(); other && pending.size() < max_paths)
 				pending.push_back({i + 1, std::move(*other)});
 			if (auto back = t.take_jump_back()) {
 				auto at = ops.index_of(*back);
