@@ -20,8 +20,10 @@
 #              move) and a pointer before `str` (the string table, vmstate,
 #              mainthref, cur_L... and so jit_State and the dispatch move).
 #   -pjfields = an MRef in GCproto before chunkname (its debug fields and
-#              the bytecode after it move) and a pointer in jit_State
-#              before `trace` (trace, sizetrace and the dispatch move).
+#              the bytecode after it move), a pointer in jit_State
+#              before `trace` (trace, sizetrace and the dispatch move) and
+#              an MRef in GCtrace before startpt (all of GCtrace from
+#              there on moves, its size too).
 #   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
 #              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
@@ -137,7 +139,9 @@ for v in "${variants[@]}"; do
           add_member "$out/src/lj_obj.h" 'typedef struct GCproto {' '  GCRef chunkname;' before \
             'MRef ljcore_pt_extra;'
           add_member "$out/src/lj_jit.h" 'typedef struct jit_State {' '  GCRef \*trace;' before \
-            'void *ljcore_j_extra;' ;;
+            'void *ljcore_j_extra;'
+          add_member "$out/src/lj_jit.h" 'typedef struct GCtrace {' '  GCRef startpt;' before \
+            'MRef ljcore_t_extra;' ;;
       esac
       # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
       make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||

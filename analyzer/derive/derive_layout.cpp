@@ -41,15 +41,19 @@ namespace {
 	X(gg_J) X(J_trace) X(J_sizetrace)                                      \
 	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)         \
 	X(T_nins) X(T_nk) X(T_nsnap) X(T_nsnapmap) X(fork)
-// Members of global_State and jit_State the census and the traces read that
-// a build's code may not show (state_free_rules.cpp reads most where
-// lua_close frees them): those it does not show move with the shown
-// member nearest before them (moved()).
+// Members of global_State, jit_State and GCtrace the census and the traces
+// read that a build's code may not show (state_free_rules.cpp and
+// gc_free_rules.cpp read most where lua_close frees them; no exported
+// function reads GCtrace's machine code, IR or snapshot arrays): those it
+// does not show move with the shown member nearest before them (moved()),
+// T_size, as if it were a member at the end, with the last shown.
 #define LJ_MOVED_FIELDS(X)                                                     \
 	X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_tmpbuf) X(g_ctype_state)
 #define LJ_MOVED_JIT_FIELDS(X)                                                 \
 	X(J_exitstubgroup) X(J_irtoplim) X(J_irbotlim) X(J_sizesnap)           \
-	X(J_sizesnapmap)
+	X(J_sizesnapmap) X(T_size) X(T_ir) X(T_snap) X(T_snapmap)             \
+	X(T_szmcode) X(T_mcode) X(T_mcloop) X(T_nchild) X(T_spadjust)          \
+	X(T_link) X(T_nextside) X(T_linktype)
 // clang-format on
 
 // How to read and set one member of lj_layout, or of its JIT layout.
@@ -208,6 +212,15 @@ std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &nam
 {
 	const FieldAccess *f = field_access(name);
 	return f ? f->get(ly) : std::nullopt;
+}
+
+std::span<const char *const> moved_fields()
+{
+#define LJ_NAME(m) #m,
+	static constexpr const char *names[] = {LJ_MOVED_FIELDS(LJ_NAME)
+							LJ_MOVED_JIT_FIELDS(LJ_NAME)};
+#undef LJ_NAME
+	return names;
 }
 
 std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout *> &tables,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <deque>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,8 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 // and comparing; nullopt for a name with_derived does not set, or a JIT
 // field of a layout without the JIT's.
 std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name);
+
+// The members with_derived moves when the code does not show them.
+std::span<const char *const> moved_fields();
 
 } // namespace ljcore

@@ -121,9 +121,7 @@ bool check(const fs::path &dir)
 	}
 	lj_trace_layout jit;
 	lj_layout ly = with_derived(*nearest.front(), *derived, jit);
-	for (const char *name :
-	     {"g_gc_lightudnum", "g_gc_lightudseg", "g_tmpbuf", "g_ctype_state", "J_exitstubgroup",
-	      "J_irtoplim", "J_irbotlim", "J_sizesnap", "J_sizesnapmap"}) {
+	for (const char *name : moved_fields()) {
 		auto want = layout_field(*reference, name), got = layout_field(ly, name);
 		if (want != got) {
 			printf("FAIL %s: %s from the table %s moved to %d, %s has %d\n",
