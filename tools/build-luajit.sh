@@ -74,6 +74,37 @@ add_member() {
   grep -qF "$member" "$file" || { echo "$v: could not add $member to $file" >&2; exit 1; }
 }
 
+# The members a -*fields variant's sources are given: add_fields FIELDS DIR.
+add_fields() {
+  case $1 in
+    -fields) # After stacksize, lua_State's last member in every fork.
+      add_member "$2/src/lj_obj.h" 'struct lua_State {' '  MSize stacksize;' after \
+        'void *ljcore_extra;' ;;
+    -gfields)
+      add_member "$2/src/lj_obj.h" 'typedef struct GCState {' '  GCSize total;' before \
+        'uint32_t ljcore_gc_extra;'
+      add_member "$2/src/lj_obj.h" 'typedef struct global_State {' '  StrInternState str;' before \
+        'void *ljcore_g_extra;' ;;
+    -pjfields)
+      add_member "$2/src/lj_obj.h" 'typedef struct GCproto {' '  GCRef chunkname;' before \
+        'MRef ljcore_pt_extra;'
+      add_member "$2/src/lj_jit.h" 'typedef struct jit_State {' '  GCRef \*trace;' before \
+        'void *ljcore_j_extra;'
+      add_member "$2/src/lj_jit.h" 'typedef struct GCtrace {' '  GCRef startpt;' before \
+        'MRef ljcore_t_extra;' ;;
+  esac
+}
+
+# What a build's sources were given, recorded in its .built: a -*fields
+# build made before add_fields changed is made again (and its cores, which
+# tools/make-cores.sh keeps only while newer than luajit).
+recipe_of() { # FIELDS
+  [[ -z $1 ]] || printf '%s %s\n' "$1" "$(declare -f add_fields add_member | sha256sum | cut -c1-16)"
+}
+built() { # DIR RECIPE
+  [[ -f $1/.built && $(<"$1/.built") == "$2" ]]
+}
+
 for v in "${variants[@]}"; do
   if [[ $v =~ ^distro-(luajit|luajit2)$ ]]; then
     pkg=${BASH_REMATCH[1]} out=$root/build/luajit/$v
@@ -95,7 +126,8 @@ for v in "${variants[@]}"; do
   flavour=${BASH_REMATCH[1]} gc=${BASH_REMATCH[2]} kind=${BASH_REMATCH[3]}
   fields=${BASH_REMATCH[4]} arm64=${BASH_REMATCH[5]}
   out=$root/build/luajit/$v
-  if [[ ! -f $out/.built ]]; then
+  recipe=$(recipe_of "$fields")
+  if ! built "$out" "$recipe"; then
     fetch_sources
     # "luajit-*" does not match "luajit2-*": the dash comes right after "luajit".
     pkg=luajit; [[ $flavour == luajit2 ]] && pkg=luajit2
@@ -118,37 +150,21 @@ for v in "${variants[@]}"; do
     # The same build as the debug twin, stripped: the twin built first (its
     # DWARF is what tests/layout compares the stripped build's layout with),
     # then copied, which saves a compile.
-    if [[ $kind == stripped && ! -f $twin/.built ]]; then
+    if [[ $kind == stripped ]] && ! built "$twin" "$recipe"; then
       "${BASH_SOURCE[0]}" "${v/-stripped/-debug}" >/dev/null
     fi
     rm -rf "$out" && mkdir -p "$out"
-    if [[ $kind == stripped && -f $twin/.built ]]; then
+    if [[ $kind == stripped ]] && built "$twin" "$recipe"; then
       cp -a "$twin/." "$out/"
     else
       cp -a "$srcdir/." "$out/"
-      case $fields in
-        -fields) # After stacksize, lua_State's last member in every fork.
-          add_member "$out/src/lj_obj.h" 'struct lua_State {' '  MSize stacksize;' after \
-            'void *ljcore_extra;' ;;
-        -gfields)
-          add_member "$out/src/lj_obj.h" 'typedef struct GCState {' '  GCSize total;' before \
-            'uint32_t ljcore_gc_extra;'
-          add_member "$out/src/lj_obj.h" 'typedef struct global_State {' '  StrInternState str;' before \
-            'void *ljcore_g_extra;' ;;
-        -pjfields)
-          add_member "$out/src/lj_obj.h" 'typedef struct GCproto {' '  GCRef chunkname;' before \
-            'MRef ljcore_pt_extra;'
-          add_member "$out/src/lj_jit.h" 'typedef struct jit_State {' '  GCRef \*trace;' before \
-            'void *ljcore_j_extra;'
-          add_member "$out/src/lj_jit.h" 'typedef struct GCtrace {' '  GCRef startpt;' before \
-            'MRef ljcore_t_extra;' ;;
-      esac
+      add_fields "$fields" "$out"
       # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
       make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
     fi
     if [[ $kind == stripped ]]; then "$strip" --strip-all "$out/src/luajit"; fi
-    touch "$out/.built"
+    printf '%s' "$recipe" >"$out/.built"
   fi
   run=("$out/src/luajit"); [[ -n $arm64 ]] && run=(qemu-aarch64 -L /usr/aarch64-linux-gnu "${run[@]}")
   echo "$v: $out/src/luajit ($("${run[@]}" -v | head -1))"
