@@ -47,7 +47,9 @@ bool Deriver::direct_calls(const FunctionCode &code, LazyOperations::Decoded dec
 		    std::find(targets.begin(), targets.end(), *op->branch_to) != targets.end())
 			continue;
 		targets.push_back(*op->branch_to);
-		if (found(CallSite{op->addr, *op->branch_to, {}, {}, 0, 0, {}}))
+		CallSite c;
+		c.addr = op->addr, c.target = *op->branch_to;
+		if (found(c))
 			return true;
 	}
 	return false;

@@ -7,7 +7,7 @@
 // the counts a GCtrace is freed with, and GCcdata's size and ctypeid.
 #include <algorithm>
 #include <cstdint>
-#include <set>
+#include <map>
 
 #include "analyzer/derive/deriver.h"
 
@@ -25,8 +25,8 @@ std::vector<const CallSite *> frees_of(const Traced &t, std::optional<int64_t> m
 {
 	std::vector<const CallSite *> out;
 	for (const CallSite &c : t.trace.calls) {
-		if (c.args.size() < 4 || c.args[3].kind != TrackedValue::constant ||
-		    c.args[3].k != 0)
+		if (!c.callee.member_of(0, {}) || c.args.size() < 4 ||
+		    c.args[3].kind != TrackedValue::constant || c.args[3].k != 0)
 			continue;
 		bool object = member ? c.args[1].member_of(1, {}) == member : c.args[1].is(1, {});
 		if (object)
@@ -43,10 +43,18 @@ struct Counted {
 };
 std::optional<Counted> counted(const TrackedValue &size, int64_t member)
 {
+	// Bounded: what hostile code computed is added up below.
 	if (size.kind != TrackedValue::count || size.arg != 1 || size.path.size() != 1 ||
-	    size.path[0] != member || size.scale <= 1)
+	    size.path[0] != member || size.scale <= 1 || size.scale > 256 || size.k < 0 ||
+	    size.k > 4096)
 		return std::nullopt;
 	return Counted{size.scale, size.k};
+}
+
+// An object's size as the rules read it, as a field's value.
+bool plausible_size(int64_t size)
+{
+	return size > 0 && size <= 4096;
 }
 
 } // namespace
@@ -59,9 +67,22 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 {
 	const char *fields = "uv_size, fnc_size, fnl_size, node_size, T_nins, T_nk, T_nsnap, "
 			     "T_nsnapmap, cd_ctypeid and cd_size";
-	auto table_call = [](const Traced &s) {
-		auto c = std::find_if(s.trace.calls.begin(), s.trace.calls.end(),
-				      [](const CallSite &c) { return c.table != 0; });
+	// The index is gct, the byte after the header's reference (lj_obj.h),
+	// less the first type's, times 8: the entries are functions, 8 bytes
+	// on both targets, with or without GC64. The compiler may scale the
+	// index itself (a count) or in the call's operand.
+	constexpr int64_t entry_size = 8;
+	const int64_t gct_at = ptrsize_ + 1;
+	auto freefunc_call = [&](const CallSite &c) {
+		const TrackedValue &i = c.entry.index;
+		return c.entry.table != 0 &&
+		       (i.kind == TrackedValue::pointer || i.kind == TrackedValue::count) &&
+		       !i.path.empty() && i.path.back() == gct_at && i.scale > 0 &&
+		       i.scale <= entry_size && c.entry.scale * i.scale == entry_size &&
+		       i.k % i.scale == 0 && i.k / i.scale >= -16 && i.k / i.scale <= 16;
+	};
+	auto table_call = [&](const Traced &s) {
+		auto c = std::find_if(s.trace.calls.begin(), s.trace.calls.end(), freefunc_call);
 		return c == s.trace.calls.end() ? nullptr : &*c;
 	};
 	std::optional<Traced> callee[2];
@@ -81,21 +102,14 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 		with_table = &*next, g_path = {};
 		call = table_call(*next);
 	}
-	// The index is gct, the byte after the header's reference (lj_obj.h),
-	// less the first type's: entry i frees objects of gct i - k. The
-	// entries are functions, 8 bytes on both targets, with or without
-	// GC64.
-	int64_t gct_at = ptrsize_ + 1;
-	constexpr unsigned entry_size = 8;
-	if (!call || call->index.kind != TrackedValue::pointer || call->index.path.empty() ||
-	    call->index.path.back() != gct_at || call->scale != entry_size || call->index.k < -16 ||
-	    call->index.k > 16)
+	if (!call)
 		return unshown(fields, "lj_gc_freeall calls no free function through a table "
 				       "indexed by the object's type");
 	auto entry = [&](int gct, const std::string &shows) -> std::optional<Traced> {
-		int64_t i = gct + call->index.k;
+		const TrackedValue &index = call->entry.index;
+		int64_t i = gct + index.k / index.scale;
 		std::string name = "gc_freefunc[" + std::to_string(i) + "]";
-		auto fn = code_.word_at(call->table + uint64_t(i) * entry_size, entry_size);
+		auto fn = code_.word_at(call->entry.table + uint64_t(i * entry_size), entry_size);
 		if (fn && *fn == 0) // no JIT, no FFI, or a linker that left it to a relocation
 			fn = fail("it is 0 in the file");
 		auto code = fn ? code_.code_at(*fn, 512)
@@ -110,7 +124,8 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 	};
 	if (auto uv = entry(gct_upval, "uv_size")) {
 		auto frees = frees_of(*uv);
-		if (!frees.empty() && frees[0]->args[2].kind == TrackedValue::constant)
+		if (!frees.empty() && frees[0]->args[2].kind == TrackedValue::constant &&
+		    plausible_size(frees[0]->args[2].k))
 			add("uv_size", uint32_t(frees[0]->args[2].k), uv->at(frees[0]->addr));
 		else
 			unshown("uv_size", "lj_func_freeuv frees no upvalue of a constant size");
@@ -122,14 +137,16 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 	if (!nupvalues)
 		unshown("fnc_size and fnl_size", "fn_nupvalues is unknown");
 	else if (auto fn = entry(gct_func, "fnc_size and fnl_size")) {
-		std::set<std::pair<int64_t, int64_t>> sizes;
+		// Each size, with one upvalue, its upvalues' size, and its free.
+		std::map<int64_t, std::pair<int64_t, uint64_t>> sizes;
 		for (const CallSite *c : frees_of(*fn))
 			if (auto n = counted(c->args[2], nupvalues->value))
-				sizes.insert({n->k + n->scale, n->scale});
-		if (sizes.size() == 2 && sizes.begin()->second <= sizes.rbegin()->second) {
-			std::string at = fn->at(frees_of(*fn).front()->addr);
-			add("fnl_size", uint32_t(sizes.begin()->first), at);
-			add("fnc_size", uint32_t(sizes.rbegin()->first), at);
+				sizes.emplace(n->k + n->scale, std::pair(n->scale, c->addr));
+		auto l = sizes.begin();
+		auto c = sizes.rbegin();
+		if (sizes.size() == 2 && l->second.first <= c->second.first) {
+			add("fnl_size", uint32_t(l->first), fn->at(l->second.second));
+			add("fnc_size", uint32_t(c->first), fn->at(c->second.second));
 		} else
 			unshown("fnc_size and fnl_size",
 				"lj_func_free frees no two closures sized by their upvalues");
@@ -161,7 +178,8 @@ void Deriver::cdata_free(const Traced &t)
 	for (const CallSite *c : frees_of(t)) {
 		const TrackedValue &size = c->args[2];
 		if (size.kind != TrackedValue::pointer || size.arg < TrackedValue::element ||
-		    size.arg >= TrackedValue::call_result || !size.path.empty() || size.k <= 0 ||
+		    size.arg >= TrackedValue::call_result || !size.path.empty() ||
+		    !plausible_size(size.k) ||
 		    size.arg - TrackedValue::element >= t.trace.indexed.size())
 			continue;
 		const IndexedAccess &ct = t.trace.indexed[size.arg - TrackedValue::element];
@@ -196,13 +214,17 @@ void Deriver::trace_free(const Traced &t)
 			return s.minuend.member_of(1, {}) && s.subtrahend.member_of(1, {}) &&
 			       s.minuend.width == 4 && s.subtrahend.width == 4;
 		});
-	if (!traceno || counts == t.trace.subtractions.end())
+	if (counts == t.trace.subtractions.end())
 		return unshown("T_nins, T_nk, T_nsnap and T_nsnapmap",
 			       "lj_trace_free subtracts no two counts of the trace");
 	int64_t nins = *counts->minuend.member_of(1, {}), nk = *counts->subtrahend.member_of(1, {});
 	std::string at = t.at(counts->addr);
 	add("T_nins", uint32_t(nins), at);
 	add("T_nk", uint32_t(nk), at);
+	if (!traceno)
+		return unshown(
+			"T_nsnap and T_nsnapmap",
+			"T_traceno, the other 16-bit member lj_trace_free reads, is unknown");
 	const MemoryAccess *nsnap = first_access(t, [&](const MemoryAccess &a) {
 		return !a.store && a.width == 2 && a.object.is(1, {}) &&
 		       a.offset != int64_t(traceno->value);

@@ -156,19 +156,24 @@ bool Deriver::flushroot(const Traced &t, unsigned T)
 }
 
 // The fork, which names the IR's opcodes (Tarantool's differ), told by
-// the API each fork adds: OpenResty's luajit2 exports lua_getexdata (its
-// per-thread exdata, lj_api.c), Tarantool's luaM_metrics (lmisclib.h);
-// upstream neither.
+// what only it has: Tarantool's two more VM states (vmstates()) or its
+// luaM_metrics (lmisclib.h), OpenResty's luajit2's lua_getexdata (its
+// per-thread exdata, lj_api.c). Upstream adds nothing of its own, and an
+// older release of a fork may not have these yet: a build with neither
+// keeps the nearest table's.
 void Deriver::fork()
 {
+	const DerivedField *vmstates = out_.field("vmstates");
 	if (!out_.field("gg_J"))
 		return; // no JIT, no IR
-	if (code_.exports("lua_getexdata"))
-		add("fork", LJ_FORK_LUAJIT2, "exports lua_getexdata");
+	if (vmstates && vmstates->value == 9)
+		add("fork", LJ_FORK_TARANTOOL, vmstates->source + ", 9 VM states");
 	else if (code_.exports("luaM_metrics"))
 		add("fork", LJ_FORK_TARANTOOL, "exports luaM_metrics");
+	else if (code_.exports("lua_getexdata"))
+		add("fork", LJ_FORK_LUAJIT2, "exports lua_getexdata");
 	else
-		add("fork", LJ_FORK_UPSTREAM, "exports neither lua_getexdata nor luaM_metrics");
+		unshown("fork", "no fork's own export (lua_getexdata, luaM_metrics) or VM states");
 }
 
 } // namespace ljcore

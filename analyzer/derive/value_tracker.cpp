@@ -89,14 +89,6 @@ private:
 	std::vector<Entry> entries_;
 };
 
-// An entry of a table in the file (of functions, gc_freefunc's), at
-// table + scale * index.
-struct TableEntry {
-	uint64_t table = 0;
-	uint8_t scale = 0;
-	TrackedValue index;
-};
-
 class Tracker {
 public:
 	Tracker(Arch arch, TrackOptions options) : arch_(arch), options_(options)
@@ -161,8 +153,11 @@ public:
 		RegisterMap<TrackedValue> values;
 		RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled;
 		RegisterMap<TableEntry> entries;
+		// The code run to get there (TrackOptions::every_way): a jump
+		// back into it is a loop.
+		std::vector<std::pair<uint64_t, uint64_t>> runs;
 	};
-	Registers registers() const { return {regs_, scaled_, entries_}; }
+	Registers registers() const { return {regs_, scaled_, entries_, runs_}; }
 	// The registers of the other way a conditional select of the last
 	// step went (TrackOptions::every_way), once.
 	std::optional<Registers> take_other_select()
@@ -174,16 +169,18 @@ public:
 		regs_ = std::move(regs.values);
 		scaled_ = std::move(regs.scaled);
 		entries_ = std::move(regs.entries);
+		runs_ = std::move(regs.runs);
 		resume_at_ = 0;
-		runs_.clear();
 	}
 
 private:
+	bool in_function(uint64_t addr) const { return addr >= begin_ && addr < end_; }
+
 	// Whether an unconditional jump stays in the function, the path going
 	// on at its target.
 	bool within_function(const Operation &op)
 	{
-		if (!op.branch_to || *op.branch_to >= end_ || *op.branch_to < begin_)
+		if (!op.branch_to || !in_function(*op.branch_to))
 			return false;
 		if (*op.branch_to > op.addr) {
 			resume_at_ = *op.branch_to;
@@ -203,8 +200,8 @@ private:
 	uint64_t begin_ = 0, end_ = 0, resume_at_ = 0;
 	std::optional<uint64_t> back_to_;
 	std::optional<Registers> other_select_;
-	// The code this path ran, [first, second) in turn: a jump back into
-	// it is a loop.
+	// The code this path ran, [first, second) in turn, with what ran
+	// before the branch or select it started at (every_way only).
 	std::vector<std::pair<uint64_t, uint64_t>> runs_;
 
 	TrackedValue value_of(const Operand &o) const
@@ -320,7 +317,9 @@ private:
 		TrackedValue read;
 		if (at.kind != TrackedValue::pointer)
 			return indexed_access(addr, o, store);
-		int64_t offset = at.k + extra;
+		int64_t offset;
+		if (__builtin_add_overflow(at.k, extra, &offset))
+			return read; // hostile code's
 		TrackedValue object = std::move(at);
 		object.k = 0;
 		if (!store) {
@@ -347,7 +346,9 @@ private:
 			return read;
 		if (base.kind != TrackedValue::pointer)
 			return read;
-		int64_t offset = base.k + o.value;
+		int64_t offset;
+		if (__builtin_add_overflow(base.k, o.value, &offset))
+			return read; // hostile code's
 		base.k = 0, base.width = 0;
 		trace_.indexed.push_back(IndexedAccess{addr, base, offset, o.width, store, index});
 		size_t n = trace_.indexed.size() - 1;
@@ -373,7 +374,8 @@ private:
 
 	void call(const Operation &op)
 	{
-		CallSite c{op.addr, op.branch_to.value_or(0), {}, {}, 0, 0, {}};
+		CallSite c;
+		c.addr = op.addr, c.target = op.branch_to.value_or(0);
 		for (Reg r : argument_registers(arch_))
 			c.args.push_back(register_value(r));
 		if (!op.branch_to && !op.operands.empty()) {
@@ -383,8 +385,7 @@ private:
 				    to.kind == OperandKind::reg ? entries_.get(to.reg) : nullptr)
 				entry = *e;
 			if (entry)
-				c.table = entry->table, c.scale = entry->scale,
-				c.index = std::move(entry->index);
+				c.entry = std::move(*entry);
 			else if (to.kind == OperandKind::reg)
 				c.callee = value_of(to);
 			else if (to.kind == OperandKind::mem)
@@ -477,11 +478,12 @@ private:
 		if (m == "jmp" && within_function(op))
 			return true;
 		if (m == "call" || m == "jmp") {
-			// A jump to a known function, or through a register or
+			// A jump to another function, or through a register or
 			// memory (g->allocf), is a tail call; either ends the
-			// path when it is a jump.
-			if (m == "call" || op.branch_to ||
-			    (!o.empty() && o[0].kind != OperandKind::imm))
+			// path when it is a jump, as a loop's jump back does.
+			if (m == "call" ||
+			    (op.branch_to ? !in_function(*op.branch_to)
+					  : !o.empty() && o[0].kind != OperandKind::imm))
 				call(op);
 			return m == "call";
 		}
@@ -591,7 +593,7 @@ private:
 		// "br x16" after loading g->allocf: a tail call, as "b" to a
 		// function is.
 		if (m == "bl" || m == "blr" || m == "b" || m == "br") {
-			if (m != "b" || op.branch_to)
+			if (m != "b" || (op.branch_to && !in_function(*op.branch_to)))
 				call(op);
 			return m == "bl" || m == "blr";
 		}
@@ -690,7 +692,8 @@ private:
 	TrackOptions options_;
 	RegisterMap<TrackedValue> regs_;
 	// Registers holding a pointer plus a scaled index (base, index), on
-	// the path followed: arm64's "add x4, x4, w1, uxtw #3", x86's lea.
+	// the path followed: arm64's "add x4, x4, w1, uxtw #3", x86's lea, or
+	// a pointer plus a count (added_index).
 	RegisterMap<std::pair<TrackedValue, TrackedValue>> scaled_;
 	// Registers holding an entry loaded from a table in the file, to be
 	// called: arm64's "ldr x2, [x23, x2, lsl #3]" before "blr x2".

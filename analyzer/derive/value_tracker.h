@@ -6,13 +6,13 @@
 // derive_layout reads LuaJIT's offsets from. It knows nothing of LuaJIT.
 //
 // Paths through the code in address order, each up to a return, a jump
-// out of the function or a conditional branch backward: the fall-through
-// one first, then one from each forward conditional branch's target (a
-// bounded number), their records appended in that order. A jump forward
-// within the function is taken (backward too, when asked: TrackOptions).
-// The exported
-// functions read are short and straight, and a rule takes the first
-// access of its kind, before the paths meet again.
+// out of the function or a jump back (a loop; with TrackOptions::every_way,
+// only one into code the path ran): the fall-through one first, then one
+// from each forward conditional branch's target (a bounded number), their
+// records appended in that order. A jump forward within the function is
+// taken; a conditional branch backward is not. The exported functions
+// read are short and straight, and a rule takes the first access of its
+// kind, before the paths meet again.
 #pragma once
 
 #include <cstdint>
@@ -84,18 +84,24 @@ struct Addition {
 	TrackedValue result; // the pointer, with k the offset added so far
 };
 
-struct CallSite {
-	uint64_t addr;
-	uint64_t target; // 0: indirect
-	std::vector<TrackedValue> args;
-	// Indirect: the target, what the register held or the memory operand
-	// loaded ("call [rbx]": g->allocf), or an entry of a table of
-	// functions in the file, at table + scale * index ("call [r14 +
-	// 8*rax]" after "lea r14, [rip + ...]").
-	TrackedValue callee;
+// An entry of a table in the file (of functions, gc_freefunc's), at
+// table + scale * index.
+struct TableEntry {
 	uint64_t table = 0;
 	uint8_t scale = 0;
 	TrackedValue index;
+};
+
+struct CallSite {
+	uint64_t addr = 0;
+	uint64_t target = 0; // 0: indirect
+	std::vector<TrackedValue> args;
+	// Indirect: the target, what the register held or the memory operand
+	// loaded ("call [rbx]": g->allocf), or an entry of a table of
+	// functions in the file ("call [r14 + 8*rax]" after "lea r14, [rip +
+	// ...]"; its table 0 if not).
+	TrackedValue callee;
+	TableEntry entry;
 };
 
 struct FunctionTrace {

@@ -195,10 +195,10 @@ TEST_CASE("a call through a table of functions addressed from rip")
 	REQUIRE(t.calls.size() == 1);
 	const CallSite &c = t.calls[0];
 	CHECK(c.target == 0);
-	CHECK(c.table == 0x1004 + 0x100); // rip: the next instruction
-	CHECK(c.scale == 8);
-	CHECK(c.index.path == std::vector<int64_t>{0x9});
-	CHECK(c.index.k == -4);
+	CHECK(c.entry.table == 0x1004 + 0x100); // rip: the next instruction
+	CHECK(c.entry.scale == 8);
+	CHECK(c.entry.index.path == std::vector<int64_t>{0x9});
+	CHECK(c.entry.index.k == -4);
 	CHECK(c.callee.kind == TrackedValue::unknown);
 }
 
@@ -301,10 +301,10 @@ TEST_CASE("arm64: an entry loaded from a table in the file, then called")
 		},
 		Arch::aarch64);
 	REQUIRE(t.calls.size() == 1);
-	CHECK(t.calls[0].table == 0x9e790);
-	CHECK(t.calls[0].scale == 8);
-	CHECK(t.calls[0].index.path == std::vector<int64_t>{9});
-	CHECK(t.calls[0].index.k == -4);
+	CHECK(t.calls[0].entry.table == 0x9e790);
+	CHECK(t.calls[0].entry.scale == 8);
+	CHECK(t.calls[0].entry.index.path == std::vector<int64_t>{9});
+	CHECK(t.calls[0].entry.index.k == -4);
 }
 
 TEST_CASE("arm64: a count times a constant is a size; br is a tail call")
@@ -338,6 +338,7 @@ TEST_CASE("a jump back is not followed unless asked")
 		"jmp 0x1004",                      // 0x1008
 	});
 	CHECK(t.accesses.empty());
+	CHECK(t.calls.empty()); // a jump within the function calls nothing
 }
 
 TEST_CASE("a pointer plus a count indexes the next load, on a branch's path too")
