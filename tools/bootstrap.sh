@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev doctest-dev libcli11-dev
   libzstd-dev liblzma-dev liblz4-dev zstd xz-utils lz4  # compressed cores, as systemd-coredump writes them
   clang libbpf-dev bpftool                  # the profiler's BPF program (walker.h) and its skeleton
+  lld                                       # links the -pjfields LuaJIT build (tools/build-luajit.sh)
   libprotobuf-dev protobuf-compiler zlib1g-dev  # profile --format pprof: profile.proto, gzip
   libseccomp-dev                            # catch: the sandbox its analysis runs in
   libxml2-utils                             # xmllint checks the profile SVG in tests

@@ -23,7 +23,8 @@
 #              the bytecode after it move), a pointer in jit_State
 #              before `trace` (trace, sizetrace and the dispatch move) and
 #              an MRef in GCtrace before startpt (all of GCtrace from
-#              there on moves, its size too).
+#              there on moves, its size too); linked by lld, which keeps
+#              relative relocations' values out of the data they patch.
 #   -arm64   = cross-built for aarch64 (gcc-aarch64-linux-gnu); run it with
 #              qemu-aarch64 -L /usr/aarch64-linux-gnu, which writes guest cores.
 # Result: build/luajit/<variant>/src/luajit; run it with
@@ -74,8 +75,10 @@ add_member() {
   grep -qF "$member" "$file" || { echo "$v: could not add $member to $file" >&2; exit 1; }
 }
 
-# The members a -*fields variant's sources are given: add_fields FIELDS DIR.
+# The members a -*fields variant's sources are given, and how it is linked
+# (fields_ldflags): add_fields FIELDS DIR.
 add_fields() {
+  fields_ldflags=
   case $1 in
     -fields) # After stacksize, lua_State's last member in every fork.
       add_member "$2/src/lj_obj.h" 'struct lua_State {' '  MSize stacksize;' after \
@@ -85,7 +88,8 @@ add_fields() {
         'uint32_t ljcore_gc_extra;'
       add_member "$2/src/lj_obj.h" 'typedef struct global_State {' '  StrInternState str;' before \
         'void *ljcore_g_extra;' ;;
-    -pjfields)
+    -pjfields) # Linked by lld, which leaves relative relocations' values out of the file.
+      fields_ldflags=-fuse-ld=lld
       add_member "$2/src/lj_obj.h" 'typedef struct GCproto {' '  GCRef chunkname;' before \
         'MRef ljcore_pt_extra;'
       add_member "$2/src/lj_jit.h" 'typedef struct jit_State {' '  GCRef \*trace;' before \
@@ -160,7 +164,9 @@ for v in "${variants[@]}"; do
       cp -a "$srcdir/." "$out/"
       add_fields "$fields" "$out"
       # CCDEBUG=-g keeps DWARF (symbols are needed to find lj_* globals in the cores).
-      make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${cross[@]}" >"$out/build.log" 2>&1 ||
+      link=(); [[ -n $fields_ldflags ]] && link=(LDFLAGS="$fields_ldflags")
+      make -C "$out" -j2 Q= CCDEBUG=-g XCFLAGS="$xcflags" "${link[@]}" "${cross[@]}" \
+        >"$out/build.log" 2>&1 ||
         { tail -30 "$out/build.log" >&2; echo "build of $v failed, see $out/build.log" >&2; exit 1; }
     fi
     if [[ $kind == stripped ]]; then "$strip" --strip-all "$out/src/luajit"; fi

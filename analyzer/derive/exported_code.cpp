@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <elf.h>
 #include <gelf.h>
 
 #include "readers/arch/arch.h"
@@ -127,9 +128,33 @@ Expected<uint64_t> ExportedCode::word_at(uint64_t addr, unsigned width) const
 		uint64_t word = 0;
 		for (unsigned i = 0; i < width; i++)
 			word |= uint64_t(p[i]) << (8 * i);
-		return word;
+		return word ? word : relative_addend(addr).value_or(0);
 	}
 	return fail(hex(addr) + " is outside every section");
+}
+
+std::optional<uint64_t> ExportedCode::relative_addend(uint64_t addr) const
+{
+	GElf_Ehdr ehdr;
+	if (!gelf_getehdr(elf_, &ehdr))
+		return std::nullopt;
+	const unsigned relative =
+		ehdr.e_machine == EM_AARCH64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE;
+	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_, scn));) {
+		GElf_Shdr shdr;
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_RELA ||
+		    !(shdr.sh_flags & SHF_ALLOC) || shdr.sh_entsize == 0)
+			continue;
+		Elf_Data *data = elf_getdata(scn, nullptr);
+		size_t count = data ? std::min<size_t>(data->d_size / shdr.sh_entsize, 1 << 20) : 0;
+		for (size_t i = 0; i < count; i++) {
+			GElf_Rela rela;
+			if (gelf_getrela(data, int(i), &rela) && rela.r_offset == addr &&
+			    GELF_R_TYPE(rela.r_info) == relative)
+				return uint64_t(rela.r_addend);
+		}
+	}
+	return std::nullopt;
 }
 
 } // namespace ljcore

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,15 @@ public:
 	// max_bytes, as far as its section goes.
 	Expected<FunctionCode> code_at(uint64_t addr, size_t max_bytes) const;
 	// The width-byte word the file holds at addr, in a section of data
-	// (a table of functions' entry), little-endian: as the file has it,
-	// so 0 where a linker left the value to a relocation.
+	// (a table of functions' entry), little-endian. Where it holds 0, the
+	// addend of the relative relocation at addr, if one: lld puts the
+	// value only there, bfd in both places.
 	Expected<uint64_t> word_at(uint64_t addr, unsigned width) const;
 
 private:
+	// The addend of the dynamic R_*_RELATIVE relocation at addr, if one.
+	std::optional<uint64_t> relative_addend(uint64_t addr) const;
+
 	struct Symbol {
 		std::string name;
 		uint64_t addr, size;
