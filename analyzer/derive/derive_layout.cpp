@@ -42,11 +42,12 @@ namespace {
 	X(T_root) X(T_startpt) X(T_startpc) X(T_traceno) X(T_nextroot)         \
 	X(T_nins) X(T_nk) X(T_nsnap) X(T_nsnapmap) X(fork)
 // Members of global_State, jit_State and GCtrace the census and the traces
-// read that a build's code may not show (state_free_rules.cpp and
-// gc_free_rules.cpp read most where lua_close frees them; no exported
-// function reads GCtrace's machine code, IR or snapshot arrays): those it
-// does not show move with the shown member nearest before them (moved()),
-// T_size, as if it were a member at the end, with the last shown.
+// read that a build's code may not show (state_free_rules.cpp reads most
+// of global_State's and jit_State's where lua_close frees them; no
+// exported function reads GCtrace's machine code, IR or snapshot arrays):
+// those it does not show move with the shown member nearest before them
+// (moved()), T_size, as if it were a member at the end, with the last
+// shown.
 #define LJ_MOVED_FIELDS(X)                                                     \
 	X(g_gc_lightudnum) X(g_gc_lightudseg) X(g_tmpbuf) X(g_ctype_state)
 #define LJ_MOVED_JIT_FIELDS(X)                                                 \

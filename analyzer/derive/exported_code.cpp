@@ -128,7 +128,10 @@ Expected<uint64_t> ExportedCode::word_at(uint64_t addr, unsigned width) const
 		uint64_t word = 0;
 		for (unsigned i = 0; i < width; i++)
 			word |= uint64_t(p[i]) << (8 * i);
-		return word ? word : relative_addend(addr).value_or(0);
+		if (word)
+			return word;
+		uint64_t mask = width == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * width)) - 1;
+		return relative_addend(addr).value_or(0) & mask;
 	}
 	return fail(hex(addr) + " is outside every section");
 }

@@ -110,8 +110,8 @@ void Deriver::object_frees(const Traced &t, const std::vector<int64_t> &g)
 		int64_t i = gct + index.k / index.scale;
 		std::string name = "gc_freefunc[" + std::to_string(i) + "]";
 		auto fn = code_.word_at(call->entry.table + uint64_t(i * entry_size), entry_size);
-		if (fn && *fn == 0) // no JIT, no FFI, or a linker that left it to a relocation
-			fn = fail("it is 0 in the file");
+		if (fn && *fn == 0) // no JIT, no FFI
+			fn = fail("it is 0 in the file, and no relocation sets it");
 		auto code = fn ? code_.code_at(*fn, 512)
 			       : Expected<FunctionCode>(std::unexpected(fn.error()));
 		if (!code) {

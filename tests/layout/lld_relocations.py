@@ -41,7 +41,8 @@ failed = 0
 for name in ("uv_size", "fnl_size", "fnc_size", "node_size", "T_nins", "T_nk", "T_nsnap",
              "T_nsnapmap", "cd_ctypeid", "cd_size"):
     f = fields.get(name)
-    if not f or "gc_freefunc" not in f.get("source", "") or f.get("derived") != f.get("dwarf"):
+    if (not f or "gc_freefunc" not in f.get("source", "") or "dwarf" not in f
+            or f.get("derived") != f["dwarf"]):
         print(f"FAIL {name}: {f}")
         failed = 1
     else:
