@@ -82,8 +82,11 @@ public:
 		if (auto it = find(reg); it != end())
 			entries_.erase(it);
 	}
-	iterator erase(iterator it) { return entries_.erase(it); }
-	void clear() { entries_.clear(); }
+	// Drops the registers for which pred(reg) holds.
+	template <class Pred> void erase_if(Pred pred)
+	{
+		std::erase_if(entries_, [&](const Entry &e) { return pred(e.first); });
+	}
 
 private:
 	std::vector<Entry> entries_;
@@ -292,6 +295,14 @@ private:
 		return v;
 	}
 
+	// v shifted left by a constant (shl, lsl): scaled; unknown beyond 15.
+	static TrackedValue shifted(const TrackedValue &v, const TrackedValue &by)
+	{
+		if (by.kind != TrackedValue::constant || by.k <= 0 || by.k >= 16)
+			return TrackedValue{};
+		return scaled(v, int64_t(1) << by.k);
+	}
+
 	// What x86's lea computes: an address; one in the file, from rip
 	// (a table's); or a number scaled, "lea edx, [8*rax + 0x28]" or
 	// "lea rdx, [rax + 2*rax]".
@@ -392,12 +403,10 @@ private:
 				c.callee = loaded(to);
 		}
 		trace_.calls.push_back(std::move(c));
-		for (auto it = regs_.begin(); it != regs_.end();)
-			it = caller_saved(it->first, arch_) ? regs_.erase(it) : std::next(it);
-		for (auto it = scaled_.begin(); it != scaled_.end();)
-			it = caller_saved(it->first, arch_) ? scaled_.erase(it) : std::next(it);
-		for (auto it = entries_.begin(); it != entries_.end();)
-			it = caller_saved(it->first, arch_) ? entries_.erase(it) : std::next(it);
+		auto clobbered = [&](Reg reg) { return caller_saved(reg, arch_); };
+		regs_.erase_if(clobbered);
+		scaled_.erase_if(clobbered);
+		entries_.erase_if(clobbered);
 		// What it returns: a new object, followed like an argument.
 		TrackedValue result;
 		result.kind = TrackedValue::pointer;
@@ -437,9 +446,17 @@ private:
 		set(dst, std::move(a));
 	}
 
+	// dst holds base plus an index, which the next load indexes from.
+	void hold_index(const Operand &dst, TrackedValue base, TrackedValue index)
+	{
+		set(dst, TrackedValue{});
+		if (dst.kind == OperandKind::reg && !dst.zero)
+			scaled_[dst.reg] = std::pair(std::move(base), std::move(index));
+	}
+
 	// dst = a + b, one a pointer, the other a count (an index scaled):
-	// the pointer plus the index, which the next load indexes from
-	// ("shl rdx, 4; add rdx, rdi": &cts->tab[id]).
+	// the pointer plus the index ("shl rdx, 4; add rdx, rdi":
+	// &cts->tab[id]).
 	bool added_index(const Operand &dst, TrackedValue a, TrackedValue b)
 	{
 		if (a.kind == TrackedValue::count)
@@ -447,8 +464,7 @@ private:
 		if (a.kind != TrackedValue::pointer || b.kind != TrackedValue::count ||
 		    dst.kind != OperandKind::reg)
 			return false;
-		set(dst, TrackedValue{});
-		scaled_[dst.reg] = std::pair(std::move(a), std::move(b));
+		hold_index(dst, std::move(a), std::move(b));
 		return true;
 	}
 
@@ -505,10 +521,8 @@ private:
 			TrackedValue base = register_value(a.reg);
 			if (a.kind == OperandKind::mem && a.reg != no_reg && a.index != no_reg &&
 			    a.reg != a.index && base.kind == TrackedValue::pointer) {
-				auto scaled = std::pair(add_constant(base, constant(a.value), 1),
-							register_value(a.index));
-				set(dst, TrackedValue{});
-				scaled_[dst.reg] = scaled;
+				hold_index(dst, add_constant(base, constant(a.value), 1),
+					   register_value(a.index));
 				return true;
 			}
 			set(dst, lea(op, a));
@@ -555,9 +569,8 @@ private:
 			added(op.addr, value_of(dst));
 		} else if (m == "and" && o.size() == 2 && dst.width == 8)
 			set(dst, and_mask(value_of(dst), src));
-		else if (m == "shl" && o.size() == 2 && src.kind == TrackedValue::constant &&
-			 src.k > 0 && src.k < 16)
-			set(dst, scaled(value_of(dst), int64_t(1) << src.k));
+		else if (m == "shl" && o.size() == 2)
+			set(dst, shifted(value_of(dst), src));
 		else if (m == "imul" && o.size() == 3 && o[2].kind == OperandKind::imm)
 			set(dst, scaled(src, o[2].value));
 		else
@@ -645,9 +658,8 @@ private:
 		}
 		// A count scaled: "lsl w0, w0, #3", "umull x2, w2, w0" with w0
 		// a constant.
-		if (m == "lsl" && o.size() == 3 && o[2].kind == OperandKind::imm &&
-		    o[2].value > 0 && o[2].value < 16) {
-			set(dst, scaled(value_of(o[1]), int64_t(1) << o[2].value));
+		if (m == "lsl" && o.size() == 3) {
+			set(dst, shifted(value_of(o[1]), value_of(o[2])));
 			return true;
 		}
 		if ((m == "mul" || m == "umull" || m == "smull") && o.size() == 3) {
@@ -662,9 +674,7 @@ private:
 		// which the next load's displacement indexes from.
 		if (m == "add" && o.size() == 4 && o[2].kind == OperandKind::reg && !o[2].zero &&
 		    value_of(o[1]).kind == TrackedValue::pointer) {
-			auto scaled = std::pair(value_of(o[1]), value_of(o[2]));
-			set(dst, TrackedValue{});
-			scaled_[dst.reg] = scaled;
+			hold_index(dst, value_of(o[1]), value_of(o[2]));
 			return true;
 		}
 		if (m == "add" && o.size() == 3 && added_index(dst, value_of(o[1]), value_of(o[2])))
