@@ -89,51 +89,57 @@ Expected<FunctionCode> ExportedCode::function(const std::string &name, size_t ma
 	return code;
 }
 
-Expected<FunctionCode> ExportedCode::code_at(uint64_t addr, size_t max_bytes) const
+Expected<std::span<const uint8_t>> ExportedCode::bytes_at(uint64_t addr, bool code) const
 {
+	const char *what = code ? "code" : "data";
 	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_, scn));) {
 		GElf_Shdr shdr;
-		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
-		    addr < shdr.sh_addr || addr - shdr.sh_addr >= shdr.sh_size)
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		// Thread-local sections share their addresses with what follows.
+		bool wanted = code ? (shdr.sh_flags & SHF_EXECINSTR)
+				   : (shdr.sh_flags & SHF_ALLOC) && !(shdr.sh_flags & SHF_TLS);
+		if (!wanted || addr < shdr.sh_addr || addr - shdr.sh_addr >= shdr.sh_size)
 			continue;
 		if (shdr.sh_type != SHT_PROGBITS)
-			return fail("code at " + hex(addr) + " is not in the file");
+			return fail(std::string(what) + " at " + hex(addr) + " is not in the file");
 		Elf_Data *data = elf_getdata(scn, nullptr);
 		uint64_t off = addr - shdr.sh_addr;
 		if (!data || !data->d_buf || off >= data->d_size)
-			return fail("code at " + hex(addr) + " is past the end of the file");
-		size_t n = std::min<size_t>(max_bytes, data->d_size - off);
+			return fail(std::string(what) + " at " + hex(addr) +
+				    " is past the end of the file");
 		auto *p = static_cast<const uint8_t *>(data->d_buf) + off;
-		return FunctionCode{"", addr, std::vector<uint8_t>(p, p + n)};
+		return std::span(p, data->d_size - off);
 	}
-	return fail(hex(addr) + " is outside every executable section");
+	return fail(hex(addr) +
+		    (code ? " is outside every executable section" : " is outside every section"));
+}
+
+Expected<FunctionCode> ExportedCode::code_at(uint64_t addr, size_t max_bytes) const
+{
+	auto bytes = bytes_at(addr, true);
+	if (!bytes)
+		return std::unexpected(bytes.error());
+	auto code = bytes->first(std::min(max_bytes, bytes->size()));
+	return FunctionCode{"", addr, std::vector<uint8_t>(code.begin(), code.end())};
 }
 
 Expected<uint64_t> ExportedCode::word_at(uint64_t addr, unsigned width) const
 {
 	if (width == 0 || width > 8)
 		return fail("no word is " + std::to_string(width) + " bytes");
-	for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf_, scn));) {
-		GElf_Shdr shdr;
-		// Thread-local sections share their addresses with what follows.
-		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_ALLOC) ||
-		    (shdr.sh_flags & SHF_TLS) || addr < shdr.sh_addr ||
-		    addr - shdr.sh_addr >= shdr.sh_size)
-			continue;
-		Elf_Data *data = shdr.sh_type == SHT_PROGBITS ? elf_getdata(scn, nullptr) : nullptr;
-		uint64_t off = addr - shdr.sh_addr;
-		if (!data || !data->d_buf || off > data->d_size || data->d_size - off < width)
-			return fail(hex(addr) + " is not in the file's data");
-		auto *p = static_cast<const uint8_t *>(data->d_buf) + off;
-		uint64_t word = 0;
-		for (unsigned i = 0; i < width; i++)
-			word |= uint64_t(p[i]) << (8 * i);
-		if (word)
-			return word;
-		uint64_t mask = width == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * width)) - 1;
-		return relative_addend(addr).value_or(0) & mask;
-	}
-	return fail(hex(addr) + " is outside every section");
+	auto bytes = bytes_at(addr, false);
+	if (!bytes)
+		return std::unexpected(bytes.error());
+	if (bytes->size() < width)
+		return fail(hex(addr) + " is not in the file's data");
+	uint64_t word = 0;
+	for (unsigned i = 0; i < width; i++)
+		word |= uint64_t((*bytes)[i]) << (8 * i);
+	if (word)
+		return word;
+	uint64_t mask = width == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * width)) - 1;
+	return relative_addend(addr).value_or(0) & mask;
 }
 
 std::optional<uint64_t> ExportedCode::relative_addend(uint64_t addr) const

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ public:
 	Expected<uint64_t> word_at(uint64_t addr, unsigned width) const;
 
 private:
+	// The bytes from addr to the end of the section holding it, one of
+	// code or (code false) of data.
+	Expected<std::span<const uint8_t>> bytes_at(uint64_t addr, bool code) const;
 	// The addend of the dynamic R_*_RELATIVE relocation at addr, if one.
 	std::optional<uint64_t> relative_addend(uint64_t addr) const;
 
