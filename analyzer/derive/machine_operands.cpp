@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace ljcore {
 
@@ -333,10 +335,76 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 	return op;
 }
 
+namespace {
+
+// The operand of LLVM's register reg, as x86_64's parts number registers:
+// its name read as in text, once per register and thread. LLVM's x86
+// registers number some 300.
+const Operand &x86_register(const Disassembler &dis, unsigned reg)
+{
+	static const Operand none;
+	thread_local std::vector<std::optional<Operand>> named;
+	if (reg >= 4096)
+		return none;
+	if (reg >= named.size())
+		named.resize(reg + 1);
+	if (!named[reg]) {
+		std::string name(dis.register_name(reg));
+		for (char &c : name)
+			c = char(tolower(uint8_t(c)));
+		Operand o;
+		parse_register(name, Arch::x86_64, o);
+		named[reg] = o;
+	}
+	return *named[reg];
+}
+
+} // namespace
+
+Operation operation_of(const ljcore_mc_operation &parts, uint64_t addr, size_t size,
+		       const Disassembler &dis)
+{
+	Operation op;
+	op.addr = addr;
+	op.size = uint8_t(size);
+	if (parts.has_branch)
+		op.branch_to = parts.branch_to;
+	op.mnemonic = parts.mnemonic;
+	for (unsigned i = 0; i < parts.operand_count && i < std::size(parts.operands); i++) {
+		const ljcore_mc_operand &part = parts.operands[i];
+		Operand o;
+		if (part.kind == LJCORE_MC_REG) {
+			o = x86_register(dis, part.reg);
+		} else if (part.kind == LJCORE_MC_IMM) {
+			o.kind = OperandKind::imm, o.value = part.value;
+		} else if (part.kind == LJCORE_MC_MEM) {
+			const Operand &base = x86_register(dis, part.reg);
+			const Operand &index = x86_register(dis, part.index);
+			// A register the text would not read makes the operand
+			// other there too.
+			bool read = (!part.reg || base.kind == OperandKind::reg) &&
+				    (!part.index || index.kind == OperandKind::reg);
+			o.kind = read ? OperandKind::mem : OperandKind::other;
+			o.reg = part.reg ? base.reg : no_reg;
+			o.index = part.index ? index.reg : no_reg;
+			o.scale = part.scale, o.value = part.value, o.width = part.width;
+		}
+		op.operands.push_back(o);
+	}
+	return op;
+}
+
 bool LazyOperations::decode_next()
 {
 	if (decoded_ >= code_.size())
 		return false;
+	// Read from its parts when LLVM gives them (x86_64), else from its
+	// text.
+	if (size_t n = dis_.describe(code_.subspan(decoded_), addr_ + decoded_, parts_)) {
+		ops_.push_back(operation_of(parts_, addr_ + decoded_, n, dis_));
+		decoded_ += n;
+		return true;
+	}
 	dis_.decode(code_.subspan(decoded_), addr_ + decoded_, insn_);
 	decoded_ += insn_.size;
 	ops_.push_back(operation_of(insn_, arch_));

@@ -2,7 +2,10 @@
 // registers by their DWARF number, immediates, and memory operands
 // (base, index, displacement, width). Enough of x86_64 (Intel syntax) and
 // AArch64 for the deriver to follow values through registers; anything it
-// cannot read becomes an Operand of kind other.
+// cannot read becomes an Operand of kind other. On x86_64 the same
+// operations are read from LLVM's parts of an instruction, unprinted,
+// wherever they read as its text (tests/unit/test_machine_operands.cpp
+// compares the two over a whole luajit).
 #pragma once
 
 #include <array>
@@ -80,6 +83,11 @@ struct Operation {
 // The operation of insn, or one with an empty mnemonic when it did not
 // decode.
 Operation operation_of(const MachineInsn &insn, Arch arch);
+// The same operation from an x86_64 instruction's parts, which
+// dis.describe gave for the size bytes at addr: its registers named by
+// dis.
+Operation operation_of(const ljcore_mc_operation &parts, uint64_t addr, size_t size,
+		       const Disassembler &dis);
 
 // A function's code as operations, decoded only as far as asked: the value
 // tracker's paths end at the function's returns, mostly well before the
@@ -125,6 +133,7 @@ private:
 	size_t decoded_ = 0; // bytes of code that ops_ covers
 	std::deque<Operation> ops_;
 	MachineInsn insn_; // the one being decoded, its text's buffer reused
+	ljcore_mc_operation parts_;
 };
 
 // Registers a call may change (the System V and AAPCS64 calling

@@ -163,7 +163,8 @@ Expected<const ljcore_mc *> load_shared_llvm(Arch arch)
 	    !find(lib, "LLVMDisasmInstruction", shared_llvm.instruction) ||
 	    !find(lib, "LLVMDisasmDispose", shared_llvm.dispose))
 		return fail(LJCORE_LLVM_SONAME " lacks its disassembler interface");
-	static const ljcore_mc shared = {shared_create, shared_decode, shared_dispose};
+	static const ljcore_mc shared = {shared_create, shared_decode, shared_dispose, nullptr,
+					 nullptr};
 	return &shared;
 }
 
@@ -247,6 +248,20 @@ void Disassembler::decode(std::span<const uint8_t> code, uint64_t addr, MachineI
 	std::replace(insn.text.begin(), insn.text.end(), '\t', ' ');
 	if (decoded.has_branch)
 		insn.branch_to = decoded.branch_to;
+}
+
+size_t Disassembler::describe(std::span<const uint8_t> code, uint64_t addr,
+			      ljcore_mc_operation &out)
+{
+	const ljcore_mc *mc = *llvm(arch_);
+	return mc->describe ? mc->describe(decoder_, code.data(), code.size(), addr, &out) : 0;
+}
+
+std::string_view Disassembler::register_name(unsigned reg) const
+{
+	const ljcore_mc *mc = *llvm(arch_);
+	const char *name = mc->register_name ? mc->register_name(decoder_, reg) : nullptr;
+	return name ? name : "";
 }
 
 std::vector<MachineInsn> Disassembler::disassemble(std::span<const uint8_t> code, uint64_t addr)

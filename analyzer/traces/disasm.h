@@ -7,8 +7,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analyzer/traces/disasm_module.h"
 #include "readers/error.h"
 #include "readers/target.h"
 
@@ -38,6 +40,14 @@ public:
 	// The same into insn, whose text keeps its buffer from one
 	// instruction to the next.
 	void decode(std::span<const uint8_t> code, uint64_t addr, MachineInsn &insn);
+	// The parts of the first instruction of code, which its text would
+	// show (disasm_module.h), and its length; 0 when only its text can
+	// tell: not x86_64, LLVM without ljcore's module, or an instruction
+	// of a shape the parts do not hold.
+	size_t describe(std::span<const uint8_t> code, uint64_t addr, ljcore_mc_operation &out);
+	// LLVM's name of the register numbered reg in parts ("EAX"), empty if
+	// none.
+	std::string_view register_name(unsigned reg) const;
 
 private:
 	explicit Disassembler(Arch arch) : arch_(arch) {}

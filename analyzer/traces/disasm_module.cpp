@@ -17,8 +17,11 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #define LJCORE_MC_CAT(a, b, c) a##b##c
 #define LJCORE_MC_INIT(target, part) LJCORE_MC_CAT(LLVMInitialize, target, part)
@@ -33,9 +36,10 @@ void LJCORE_MC_INIT(LJCORE_MC_TARGET, Disassembler)();
 
 namespace {
 
+constexpr bool is_x86 = std::string_view(LJCORE_MC_STR(LJCORE_MC_TARGET)) == "X86";
 // x86's relative branches count from the end of the instruction, AArch64's
 // from its start.
-constexpr bool pcrel_from_next = std::string_view(LJCORE_MC_STR(LJCORE_MC_TARGET)) == "X86";
+constexpr bool pcrel_from_next = is_x86;
 
 // The decoder behind ljcore_mc's decode: LLVM's MC objects for one
 // triple, as LLVMCreateDisasm makes them, but printing straight into a
@@ -54,7 +58,11 @@ struct Decoder {
 	std::unique_ptr<llvm::MCDisassembler> disassembler;
 	std::unique_ptr<llvm::MCInstPrinter> printer;
 	std::unique_ptr<llvm::MCInstrAnalysis> analysis;
+	// Per opcode, whether describe's parts of it read as its text does
+	// (parts_unknown until one was printed to see).
+	std::vector<uint8_t> parts_agree;
 };
+enum : uint8_t { parts_unknown, parts_read, parts_printed };
 
 void *decoder_create(const char *triple, int intel_syntax)
 {
@@ -85,6 +93,7 @@ void *decoder_create(const char *triple, int intel_syntax)
 		return nullptr;
 	d->printer->setPrintImmHex(true);
 	d->printer->setPrintBranchImmAsAddress(true);
+	d->parts_agree.assign(d->instructions->getNumOpcodes(), parts_unknown);
 	return d.release();
 }
 
@@ -154,10 +163,198 @@ size_t decode(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	return length;
 }
 
+// What describe knows of x86: LLVM's five parts of a memory operand (base,
+// scale, index, displacement, segment: X86::AddrNumOperands), the operand
+// type of a condition code (X86::OPERAND_COND_CODE) and the suffixes the
+// Intel printer spells codes with (X86::CondCode's order), all from
+// lib/Target/X86/MCTargetDesc/X86BaseInfo.h, which LLVM does not install.
+constexpr unsigned x86_memory_parts = 5;
+constexpr unsigned x86_condition_code = llvm::MCOI::OPERAND_FIRST_TARGET + 1;
+constexpr const char *x86_conditions[] = {"o", "no", "b", "ae", "e", "ne", "be", "a",
+					  "s", "ns", "p", "np", "l", "ge", "le", "g"};
+
+// The bytes an x86 memory operand covers, as LLVM's name of the
+// instruction spells them: MOV64rm, CMP8mi, ADD32mi8, PUSH64rmm, and for
+// a widening move the last number, MOVZX32rm8, MOVSX64rm32; lea's address
+// none. This is what the Intel printer writes as "qword ptr", read without
+// printing. Nothing for a name of another shape (SSE, x87, strings): those
+// are printed.
+std::optional<uint8_t> x86_memory_width(std::string_view name)
+{
+	auto letters = [&](bool upper) {
+		size_t n = 0;
+		while (n < name.size() &&
+		       (upper ? isupper(uint8_t(name[n])) : islower(uint8_t(name[n]))))
+			n++;
+		std::string_view part = name.substr(0, n);
+		name.remove_prefix(n);
+		return part;
+	};
+	auto number = [&] {
+		unsigned n = 0;
+		size_t digits = 0;
+		while (digits < name.size() && digits < 3 && isdigit(uint8_t(name[digits])))
+			n = n * 10 + unsigned(name[digits++] - '0');
+		name.remove_prefix(digits);
+		return digits ? n : 0;
+	};
+	std::string_view base = letters(true);
+	if (base == "LEA")
+		return 0;
+	if (base == "NOOPW" || base == "NOOPL" || base == "NOOPQ")
+		return base == "NOOPW" ? 2 : base == "NOOPL" ? 4 : 8;
+	unsigned bits = number();
+	letters(false);
+	unsigned widened = number();
+	if (!name.empty())
+		return std::nullopt;
+	if (base == "MOVZX" || base == "MOVSX")
+		bits = widened;
+	if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+		return std::nullopt;
+	return uint8_t(bits / 8);
+}
+
+// Whether inst's text, printed from pcrel_base (x86: the next
+// instruction), shows parts' mnemonic and as many operands, after the
+// prefixes operation_of skips too (lock, rep, notrack, bnd).
+bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pcrel_base,
+		   const ljcore_mc_operation &parts)
+{
+	char buffer[sizeof(ljcore_mc_insn::text)];
+	TextStream os(buffer);
+	d->printer->printInst(&inst, pcrel_base, "", *d->subtarget, os);
+	os.finish();
+	std::string_view text = buffer;
+	auto next_word = [&] {
+		size_t start = text.find_first_not_of(" \t");
+		text.remove_prefix(start == text.npos ? text.size() : start);
+		size_t end = std::min(text.find_first_of(" \t"), text.size());
+		std::string_view word = text.substr(0, end);
+		text.remove_prefix(end);
+		return word;
+	};
+	std::string_view mnemonic = next_word();
+	while (mnemonic == "lock" || mnemonic == "rep" || mnemonic == "notrack" ||
+	       mnemonic == "bnd")
+		mnemonic = next_word();
+	if (mnemonic != parts.mnemonic)
+		return false;
+	unsigned operands = text.find_first_not_of(" \t") != text.npos;
+	int depth = 0;
+	for (char c : text) {
+		depth += c == '[' || c == '{';
+		depth -= (c == ']' || c == '}') && depth > 0;
+		operands += c == ',' && depth == 0;
+	}
+	return operands == parts.operand_count;
+}
+
+// An x86 instruction's parts (disasm_module.h), what printing it would
+// show: the mnemonic from the printer's own table of them, with its
+// condition code if it has one, and the operands as Intel syntax orders
+// them, which is LLVM's order less the sources tied to a destination
+// ("add rax, rbx" of three). Printing and reading back the text cost
+// twice what decoding did.
+size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
+		struct ljcore_mc_operation *out)
+{
+	auto *d = static_cast<Decoder *>(decoder);
+	llvm::MCInst inst;
+	uint64_t length = 0;
+	auto status = d->disassembler->getInstruction(
+		inst, length, llvm::ArrayRef<uint8_t>(bytes, size), pc, llvm::nulls());
+	if (status != llvm::MCDisassembler::Success || length == 0 || length > size)
+		return 0;
+	// The printer's text begins with the mnemonic, then a tab; "lock\n\t"
+	// and the like are printed instead.
+	const char *text = d->printer->getMnemonic(&inst).first;
+	size_t n = text ? strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789") : 0;
+	if (n == 0 || n + 3 > sizeof out->mnemonic || (text[n] != '\0' && text[n] != '\t'))
+		return 0;
+	memcpy(out->mnemonic, text, n);
+	out->mnemonic[n] = '\0';
+	const llvm::MCInstrDesc &desc = d->instructions->get(inst.getOpcode());
+	std::optional<uint8_t> width;
+	out->operand_count = 0;
+	for (unsigned i = 0; i < inst.getNumOperands(); i++) {
+		if (i >= desc.getNumOperands())
+			return 0; // an operand LLVM does not describe
+		if (desc.getOperandConstraint(i, llvm::MCOI::TIED_TO) != -1)
+			continue;
+		const llvm::MCOperand &op = inst.getOperand(i);
+		unsigned type = desc.OpInfo[i].OperandType;
+		if (type == x86_condition_code) {
+			if (!op.isImm() || uint64_t(op.getImm()) >= std::size(x86_conditions))
+				return 0;
+			strcat(out->mnemonic, x86_conditions[op.getImm()]);
+			continue;
+		}
+		ljcore_mc_operand o{};
+		// lea's address is an operand of no type, the parts of memory.
+		bool lea = out->operand_count == 1 && strcmp(out->mnemonic, "lea") == 0;
+		if (type == llvm::MCOI::OPERAND_MEMORY || lea) {
+			if (i + x86_memory_parts > inst.getNumOperands())
+				return 0;
+			const llvm::MCOperand &scale = inst.getOperand(i + 1),
+					      &index = inst.getOperand(i + 2),
+					      &disp = inst.getOperand(i + 3),
+					      &segment = inst.getOperand(i + 4);
+			if (!op.isReg() || !scale.isImm() || !index.isReg() || !disp.isImm() ||
+			    !segment.isReg())
+				return 0;
+			if (!width)
+				width = x86_memory_width(
+					d->instructions->getName(inst.getOpcode()));
+			if (!width)
+				return 0;
+			// A segment's (fs:, gs:) is thread-local: not an object.
+			o.kind = segment.getReg() ? LJCORE_MC_OTHER : LJCORE_MC_MEM;
+			o.reg = op.getReg(), o.index = index.getReg();
+			o.scale = uint8_t(scale.getImm()), o.value = disp.getImm();
+			o.width = *width;
+			i += x86_memory_parts - 1;
+		} else if (op.isReg()) {
+			if (!op.getReg())
+				return 0;
+			o.kind = LJCORE_MC_REG, o.reg = op.getReg();
+		} else if (op.isImm()) {
+			// A branch's target as printed: from the next instruction.
+			o.kind = LJCORE_MC_IMM;
+			o.value = type == llvm::MCOI::OPERAND_PCREL
+					  ? int64_t(pc + length + op.getImm())
+					  : op.getImm();
+		} else {
+			return 0;
+		}
+		if (out->operand_count < std::size(out->operands))
+			out->operands[out->operand_count++] = o;
+	}
+	// Some opcodes print operands that are not LLVM's ("add rax, 0x10"
+	// of ADD64i32, "shl eax, cl") or name their immediate in the mnemonic
+	// ("cmpltsd"): the first of each opcode is printed, and an opcode
+	// whose text shows another mnemonic or operand count is printed from
+	// then on.
+	uint8_t &agree = d->parts_agree[inst.getOpcode()];
+	if (agree == parts_unknown)
+		agree = reads_as_text(d, inst, pc + length, *out) ? parts_read : parts_printed;
+	if (agree == parts_printed)
+		return 0;
+	uint64_t target = 0;
+	out->has_branch = (desc.isBranch() || desc.isCall()) && d->analysis &&
+			  d->analysis->evaluateBranch(inst, pc, length, target);
+	out->branch_to = out->has_branch ? target : 0;
+	return length;
+}
+
+const char *register_name(void *decoder, unsigned reg)
+{
+	const llvm::MCRegisterInfo &registers = *static_cast<Decoder *>(decoder)->registers;
+	return reg < registers.getNumRegs() ? registers.getName(reg) : nullptr;
+}
+
 const struct ljcore_mc mc = {
-	decoder_create,
-	decode,
-	decoder_dispose,
+	decoder_create, decode, decoder_dispose, is_x86 ? describe : nullptr, register_name,
 };
 
 } // namespace
@@ -193,7 +390,7 @@ int tigetnum(const char *)
 
 // Called once per process (disasm.cpp keeps the result): registering a
 // target twice would be harmless, but is not needed.
-__attribute__((visibility("default"))) const struct ljcore_mc *ljcore_mc_open(void)
+__attribute__((visibility("default"))) const struct ljcore_mc *LJCORE_MC_OPEN_FN(void)
 {
 	LJCORE_MC_INIT(LJCORE_MC_TARGET, TargetInfo)();
 	LJCORE_MC_INIT(LJCORE_MC_TARGET, TargetMC)();

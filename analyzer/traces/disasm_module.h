@@ -11,14 +11,45 @@
 #include <stdint.h>
 
 /* The module's one export: its target registered with LLVM, then the
- * functions below. */
-#define LJCORE_MC_OPEN "ljcore_mc_open"
+ * functions below. Renamed whenever they change, so that a module of an
+ * older ljcore found beside a newer one is not called wrongly. */
+#define LJCORE_MC_OPEN_FN ljcore_mc_open2
+#define LJCORE_MC_OPEN "ljcore_mc_open2"
 
 /* One decoded instruction. */
 struct ljcore_mc_insn {
 	char text[256];     /* as LLVM prints it, NUL-terminated */
 	int has_branch;     /* a direct branch or call, to branch_to */
 	uint64_t branch_to; /* absolute */
+};
+
+/* One operand of an instruction as LLVM decoded it, in the order the
+ * Intel syntax prints them. Registers are LLVM's numbers (0 is none), which
+ * register_name names. */
+enum ljcore_mc_operand_kind {
+	LJCORE_MC_OTHER, /* an operand of no kind below: a segment's memory */
+	LJCORE_MC_REG,
+	LJCORE_MC_IMM, /* a branch's target as its absolute address */
+	LJCORE_MC_MEM,
+};
+
+struct ljcore_mc_operand {
+	uint8_t kind;
+	uint8_t scale;  /* mem: what the index is multiplied by */
+	uint8_t width;  /* mem: the bytes accessed, 0 for an address (lea) */
+	unsigned reg;   /* reg: the register; mem: the base */
+	unsigned index; /* mem */
+	int64_t value;  /* imm: the value; mem: the displacement */
+};
+
+/* An instruction as its parts: what the text would say, without printing
+ * it. */
+struct ljcore_mc_operation {
+	char mnemonic[16]; /* NUL-terminated */
+	unsigned operand_count;
+	struct ljcore_mc_operand operands[6];
+	int has_branch;
+	uint64_t branch_to;
 };
 
 struct ljcore_mc {
@@ -30,6 +61,15 @@ struct ljcore_mc {
 	size_t (*decode)(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 			 struct ljcore_mc_insn *out);
 	void (*dispose)(void *decoder);
+	/* Decodes the instruction at bytes into out as decode would, and
+	 * returns its length; 0 when it does not decode or has a part the
+	 * operation cannot hold, for decode to print. NULL when the target
+	 * has no such reader (only x86_64 has: AArch64's text names aliases,
+	 * "mov" for an orr, which its parts would not). */
+	size_t (*describe)(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
+			   struct ljcore_mc_operation *out);
+	/* The name of LLVM's register number reg, in capitals ("EAX"). */
+	const char *(*register_name)(void *decoder, unsigned reg);
 };
 
 typedef const struct ljcore_mc *(*ljcore_mc_open_fn)(void);

@@ -3,7 +3,15 @@
 // name gives, and the calling conventions' registers by the same numbers.
 #include <doctest/doctest.h>
 
+#include <elf.h>
+
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <vector>
 
 #include "analyzer/derive/machine_operands.h"
 
@@ -30,7 +38,100 @@ std::pair<Reg, uint8_t> reg(const char *name, Arch arch)
 	return {o[0].reg, o[0].width};
 }
 
+// The bytes and address of an x86_64 ELF file's .text.
+std::pair<std::vector<uint8_t>, uint64_t> text_of(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), {});
+	REQUIRE(file.size() > sizeof(Elf64_Ehdr));
+	Elf64_Ehdr eh;
+	memcpy(&eh, file.data(), sizeof eh);
+	REQUIRE(eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) <= file.size());
+	auto section = [&](unsigned i) {
+		Elf64_Shdr sh;
+		memcpy(&sh, file.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+		return sh;
+	};
+	Elf64_Shdr names = section(eh.e_shstrndx);
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh = section(i);
+		if (sh.sh_offset + sh.sh_size > file.size() ||
+		    names.sh_offset + sh.sh_name >= file.size())
+			continue;
+		if (strcmp(reinterpret_cast<const char *>(file.data() + names.sh_offset +
+							  sh.sh_name),
+			   ".text") == 0)
+			return {std::vector<uint8_t>(file.begin() + long(sh.sh_offset),
+						     file.begin() +
+							     long(sh.sh_offset + sh.sh_size)),
+				sh.sh_addr};
+	}
+	FAIL("no .text in " << path);
+	return {};
+}
+
+// What the value tracker reads of an operand, as text.
+std::string shown(const Operand &o)
+{
+	std::ostringstream s;
+	switch (o.kind) {
+	case OperandKind::reg:
+		s << "reg " << int(o.reg) << "/" << int(o.width);
+		break;
+	case OperandKind::imm:
+		s << "imm " << o.value;
+		break;
+	case OperandKind::mem:
+		s << "mem " << int(o.reg) << "+" << int(o.scale) << "*" << int(o.index) << "+"
+		  << o.value << "/" << int(o.width);
+		break;
+	case OperandKind::other:
+		s << "other";
+		break;
+	}
+	return s.str();
+}
+
+std::string shown(const Operation &op)
+{
+	std::string s = op.mnemonic;
+	for (const Operand &o : op.operands)
+		s += ", " + shown(o);
+	if (op.branch_to)
+		s += " -> " + std::to_string(*op.branch_to);
+	return s;
+}
+
 } // namespace
+
+TEST_CASE("x86_64: an operation read from LLVM's parts is the one read from its text")
+{
+	auto dis = Disassembler::create(Arch::x86_64);
+	REQUIRE(dis);
+	auto [text, addr] = text_of(LJCORE_SOURCE_DIR "/testdata/example/luajit");
+	size_t described = 0, total = 0;
+	std::map<std::string, std::string> differ; // by mnemonic, one example each
+	for (size_t at = 0; at < text.size(); total++) {
+		std::span<const uint8_t> code(text.data() + at, text.size() - at);
+		MachineInsn insn = (*dis)->decode(code, addr + at);
+		Operation printed = operation_of(insn, Arch::x86_64);
+		ljcore_mc_operation parts;
+		if (size_t n = (*dis)->describe(code, addr + at, parts)) {
+			described++;
+			CHECK(n == insn.size);
+			Operation read = operation_of(parts, addr + at, n, **dis);
+			if (shown(read) != shown(printed))
+				differ.emplace(printed.mnemonic, insn.text + ": " + shown(read) +
+									 " | " + shown(printed));
+		}
+		at += insn.size;
+	}
+	for (const auto &[mnemonic, example] : differ)
+		FAIL_CHECK(example);
+	// Most instructions have parts: else the text is read after all.
+	MESSAGE(described << " of " << total << " instructions described");
+	CHECK(described * 100 >= total * 95);
+}
 
 TEST_CASE("x86_64 registers are their DWARF numbers, at every width")
 {
