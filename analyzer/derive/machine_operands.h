@@ -21,7 +21,7 @@
 
 namespace ljcore {
 
-enum class OperandKind { other, reg, imm, mem };
+enum class OperandKind : uint8_t { other, reg, imm, mem };
 
 // A register by its DWARF number (the psABIs': x86_64 rax 0, rsp 7, rip 16,
 // xmm0 17; AArch64 x0 0, sp 31, v0 64), the same for all its widths (eax
@@ -32,12 +32,14 @@ constexpr Reg no_reg = 0xff;
 constexpr Reg x86_rip = 16;
 constexpr Reg arm64_xzr = 0xfe;
 
+// 16 bytes: a function's decoded operations are kept whole (LazyOperations),
+// and the fewer bytes each takes, the fewer allocations hold them.
 struct Operand {
+	int64_t value = 0; // imm: the value; mem: the displacement
 	OperandKind kind = OperandKind::other;
 	Reg reg = no_reg;   // reg: the register; mem: the base, if any
 	Reg index = no_reg; // mem: the index register, if any
 	uint8_t scale = 1;  // mem: what the index is multiplied by
-	int64_t value = 0;  // imm: the value; mem: the displacement
 	uint8_t width = 0;  // bytes the register or memory operand covers, 0 if unknown
 	bool zero = false;  // reg: xzr or wzr, which read as 0
 	// mem, AArch64: pre-indexed ("[x0, #0x10]!"), the base register

@@ -73,7 +73,7 @@ bool Deriver::debug_line(const Traced &t)
 		fn_pc = out_.field("fn_pc")->value;
 	// The loads from each object that may be a prototype, by offset
 	// from the prototype.
-	using Object = std::pair<unsigned, std::vector<int64_t>>;
+	using Object = std::pair<unsigned, LoadPath>;
 	std::map<Object, std::map<int64_t, const MemoryAccess *>> protos;
 	std::set<Object> written; // no prototype lj_debug_line reads
 	for (const MemoryAccess &a : t.trace.accesses) {

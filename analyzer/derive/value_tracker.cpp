@@ -16,12 +16,12 @@ bool TrackedValue::is(unsigned a, std::initializer_list<int64_t> p) const
 	       std::equal(path.begin(), path.end(), p.begin(), p.end());
 }
 
-bool TrackedValue::is(unsigned a, const std::vector<int64_t> &p) const
+bool TrackedValue::is(unsigned a, const LoadPath &p) const
 {
 	return kind == pointer && arg == a && k == 0 && path == p;
 }
 
-std::optional<int64_t> TrackedValue::member_of(unsigned a, const std::vector<int64_t> &p) const
+std::optional<int64_t> TrackedValue::member_of(unsigned a, const LoadPath &p) const
 {
 	if (kind != pointer || arg != a || k != 0 || path.size() != p.size() + 1 ||
 	    !std::equal(p.begin(), p.end(), path.begin()))
@@ -249,7 +249,7 @@ private:
 	TrackedValue loaded(const Operand &o) const
 	{
 		TrackedValue at = address_of(o);
-		if (at.kind != TrackedValue::pointer)
+		if (at.kind != TrackedValue::pointer || at.path.full())
 			return TrackedValue{};
 		at.path.push_back(at.k);
 		at.k = 0, at.width = o.width;
@@ -333,7 +333,7 @@ private:
 			return read; // hostile code's
 		TrackedValue object = std::move(at);
 		object.k = 0;
-		if (!store) {
+		if (!store && !object.path.full()) {
 			read = object;
 			read.path.push_back(offset);
 			read.width = o.width;

@@ -15,7 +15,10 @@
 // kind, before the paths meet again.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,30 +27,85 @@
 
 namespace ljcore {
 
+// The offsets a pointer was loaded from, in turn (L->glref, then
+// g->mainthref: two). Held inline: values are copied at every step and at
+// every branch, and allocating each copy's vector cost as much as
+// decoding. The tracker follows no path longer than max (its value
+// becomes unknown); LuaJIT's deepest is 4, L->base[-1].fn->pc's. A path
+// made from more offsets than max, which no tracked one equals, keeps the
+// first max and is marked overlong.
+class LoadPath {
+public:
+	static constexpr size_t max = 6;
+
+	LoadPath() = default;
+	LoadPath(std::initializer_list<int64_t> offsets) : LoadPath(offsets.begin(), offsets.size())
+	{
+	}
+	LoadPath(const std::vector<int64_t> &offsets) : LoadPath(offsets.data(), offsets.size()) {}
+
+	size_t size() const { return n_; }
+	bool empty() const { return n_ == 0; }
+	bool full() const { return n_ == max; }
+	const int64_t *begin() const { return at_.data(); }
+	const int64_t *end() const { return at_.data() + n_; }
+	int64_t operator[](size_t i) const { return at_[i]; }
+	int64_t back() const { return at_[n_ - 1]; }
+	// Not when full.
+	void push_back(int64_t offset)
+	{
+		if (n_ < max)
+			at_[n_++] = offset;
+	}
+
+	friend bool operator==(const LoadPath &a, const LoadPath &b)
+	{
+		return a.overlong_ == b.overlong_ &&
+		       std::equal(a.begin(), a.end(), b.begin(), b.end());
+	}
+	friend bool operator<(const LoadPath &a, const LoadPath &b)
+	{
+		if (a.overlong_ != b.overlong_)
+			return b.overlong_;
+		return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+	}
+
+private:
+	LoadPath(const int64_t *offsets, size_t n)
+	    : n_(uint8_t(std::min(n, max))), overlong_(n > max)
+	{
+		std::copy(offsets, offsets + n_, at_.begin());
+	}
+
+	std::array<int64_t, max> at_{};
+	uint8_t n_ = 0;
+	bool overlong_ = false;
+};
+
 // What a register holds: a constant, or an argument with the loads made
 // from it (path) plus an offset added after the last load; or a count,
 // what such loads read last times scale plus k (a size: "lea edx, [8*rax +
 // 0x28]"), which nothing is loaded through.
 struct TrackedValue {
 	enum Kind { unknown, constant, pointer, count } kind = unknown;
-	int64_t k = 0;             // the constant, or the offset added
-	int64_t scale = 1;         // count: what the last load read is multiplied by
-	unsigned arg = 0;          // pointer: which argument it starts from,
-				   // stack: the stack pointer at entry,
-				   // element + n: what the nth indexed load read,
-				   // call_result + n: what the nth call returned
-	std::vector<int64_t> path; // pointer: the offsets loaded from, in turn
-	uint8_t width = 0;         // bytes of the last load, 0 if not loaded
+	int64_t k = 0;     // the constant, or the offset added
+	int64_t scale = 1; // count: what the last load read is multiplied by
+	unsigned arg = 0;  // pointer: which argument it starts from,
+			   // stack: the stack pointer at entry,
+			   // element + n: what the nth indexed load read,
+			   // call_result + n: what the nth call returned
+	LoadPath path;     // pointer: the offsets loaded from, in turn
+	uint8_t width = 0; // bytes of the last load, 0 if not loaded
 
 	static constexpr unsigned stack = 31, element = 32, call_result = 64;
 
 	// Whether this is argument arg with exactly these loads (and no
 	// offset added).
 	bool is(unsigned a, std::initializer_list<int64_t> p) const;
-	bool is(unsigned a, const std::vector<int64_t> &p) const;
+	bool is(unsigned a, const LoadPath &p) const;
 	// The member of argument a's object at path p that this was loaded
 	// from (the one load after p's, no offset added), if it was.
-	std::optional<int64_t> member_of(unsigned a, const std::vector<int64_t> &p) const;
+	std::optional<int64_t> member_of(unsigned a, const LoadPath &p) const;
 };
 
 struct MemoryAccess {

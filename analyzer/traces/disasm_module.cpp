@@ -269,7 +269,9 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	// The printer's text begins with the mnemonic, then a tab; "lock\n\t"
 	// and the like are printed instead.
 	const char *text = d->printer->getMnemonic(&inst).first;
-	size_t n = text ? strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789") : 0;
+	size_t n = 0;
+	while (text && ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= '0' && text[n] <= '9')))
+		n++;
 	if (n == 0 || n + 3 > sizeof out->mnemonic || (text[n] != '\0' && text[n] != '\t'))
 		return 0;
 	memcpy(out->mnemonic, text, n);
