@@ -57,20 +57,21 @@ namespace {
 	X(T_link) X(T_nextside) X(T_linktype)
 // clang-format on
 
+} // namespace
+
 // How to read and set one member of lj_layout, or of its JIT layout.
-struct FieldAccess {
+struct LayoutMember {
 	std::optional<uint32_t> (*get)(const lj_layout &ly);
 	void (*set)(lj_layout &ly, lj_trace_layout &jit, uint32_t value);
 };
 
-// The member named name, if the lists above have it. A hash lookup: the
-// nearest tables are found by comparing every derived field with every
-// table's, and comparing names one by one cost more than deriving them.
-const FieldAccess *field_access(const std::string &name)
+namespace {
+
+// The members the lists above name, by name. The first of a name listed
+// twice (g_gc_lightudseg) is kept, as both are the same member.
+const std::unordered_map<std::string_view, LayoutMember> &members()
 {
-	// The first of a name listed twice (g_gc_lightudseg) is kept, as
-	// both are the same member.
-	static const std::unordered_map<std::string_view, FieldAccess> by_name = {
+	static const std::unordered_map<std::string_view, LayoutMember> by_name = {
 #define LJ_ACCESS(m)                                                                               \
 	{#m,                                                                                       \
 	 {[](const lj_layout &ly) -> std::optional<uint32_t> { return uint32_t(ly.m); },           \
@@ -89,59 +90,54 @@ const FieldAccess *field_access(const std::string &name)
 			LJ_DERIVED_JIT_FIELDS(LJ_ACCESS_JIT) LJ_MOVED_JIT_FIELDS(LJ_ACCESS_JIT)
 #undef LJ_ACCESS_JIT
 	};
-	auto it = by_name.find(name);
-	return it == by_name.end() ? nullptr : &it->second;
+	return by_name;
 }
 
-// Sets the member name of ly, or of jit, ly's own copy of its JIT layout.
-void set_field(lj_layout &ly, lj_trace_layout &jit, const std::string &name, uint32_t value)
+std::optional<uint32_t> value_in(const LayoutMember *m, const lj_layout &ly)
 {
-	if (const FieldAccess *f = field_access(name))
-		f->set(ly, jit, value);
+	return m ? m->get(ly) : std::nullopt;
 }
 
-// A derived field with its member's accessor (nullptr: none), looked up
-// once: every table is compared with every field, and with_derived reads
-// each field of its base once per member it moves.
-struct ShownField {
-	const DerivedField &field;
-	const FieldAccess *access;
-
-	std::optional<uint32_t> in(const lj_layout &ly) const
-	{
-		return access ? access->get(ly) : std::nullopt;
-	}
+// A member the code may not show, which moves with the shown one nearest
+// before it (moved()).
+struct MovedMember {
+	std::string_view name;
+	const LayoutMember *member;
 };
 
-std::vector<ShownField> shown_fields(const DerivedLayout &derived)
+const std::vector<MovedMember> &moved_members()
 {
-	std::vector<ShownField> out;
-	out.reserve(derived.fields.size());
-	for (const DerivedField &f : derived.fields)
-		out.push_back(ShownField{f, field_access(f.name)});
-	return out;
+	static const std::vector<MovedMember> list = [] {
+		std::vector<MovedMember> out;
+		for (const char *name : moved_fields())
+			out.push_back({name, layout_member(name)});
+		return out;
+	}();
+	return list;
 }
 
-// Where name, a member the code does not show, is in a build whose shown
+// Where m, a member the code does not show, is in a build whose shown
 // members are derived and whose other ones are base's: where base has it,
 // moved as far as the shown member of the same struct nearest before it
 // in base moved, which a member inserted before both (a release's, a
-// fork's) moves as well. Memory checks the layout as a whole.
-std::optional<uint32_t> moved(const lj_layout &base, const std::vector<ShownField> &shown,
-			      const std::string &name, std::string *anchor_name)
+// fork's) moves as well. Memory checks the layout as a whole. in_base has
+// where base has each derived field.
+std::optional<uint32_t> moved(const lj_layout &base, const DerivedLayout &derived,
+			      const std::vector<std::optional<uint32_t>> &in_base,
+			      const MovedMember &m, std::string *anchor_name)
 {
-	auto at = layout_field(base, name);
+	auto at = value_in(m.member, base);
 	if (!at || *at == 0) // 0: a build without it (no FFI, say)
 		return std::nullopt;
-	std::string prefix = name.substr(0, name.find('_') + 1); // "g_", "J_": the struct
+	std::string_view prefix = m.name.substr(0, m.name.find('_') + 1); // "g_", "J_": the struct
 	const DerivedField *anchor = nullptr;
 	uint32_t anchor_at = 0;
-	for (const ShownField &s : shown) {
-		const DerivedField &f = s.field;
-		auto was = s.in(base);
-		if (f.name.starts_with(prefix) && was && *was <= *at &&
-		    (!anchor || *was > anchor_at))
-			anchor = &f, anchor_at = *was;
+	auto was = in_base.begin();
+	for (const DerivedField &f : derived.fields) {
+		if (*was && **was <= *at && (!anchor || **was > anchor_at) &&
+		    f.name.starts_with(prefix))
+			anchor = &f, anchor_at = **was;
+		++was;
 	}
 	if (!anchor || anchor->value == anchor_at)
 		return std::nullopt;
@@ -209,10 +205,15 @@ Expected<DerivedLayout> derive_layout(Elf *elf)
 	return out;
 }
 
+const LayoutMember *layout_member(std::string_view name)
+{
+	auto it = members().find(name);
+	return it == members().end() ? nullptr : &it->second;
+}
+
 std::optional<uint32_t> layout_field(const lj_layout &ly, const std::string &name)
 {
-	const FieldAccess *f = field_access(name);
-	return f ? f->get(ly) : std::nullopt;
+	return value_in(layout_member(name), ly);
 }
 
 std::span<const char *const> moved_fields()
@@ -229,13 +230,12 @@ std::vector<const lj_layout *> nearest_tables(const std::vector<const lj_layout 
 {
 	std::vector<std::pair<size_t, const lj_layout *>> scored;
 	const DerivedField *ptrsize = derived.field("ptrsize");
-	std::vector<ShownField> shown = shown_fields(derived);
 	for (const lj_layout *t : tables) {
 		if (ptrsize && t->ptrsize != ptrsize->value)
 			continue;
 		size_t agree = 0;
-		for (const ShownField &s : shown)
-			agree += s.in(*t) == s.field.value;
+		for (const DerivedField &f : derived.fields)
+			agree += value_in(f.member, *t) == f.value;
 		scored.emplace_back(agree, t);
 	}
 	std::stable_sort(scored.begin(), scored.end(),
@@ -255,33 +255,32 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 		jit = *base.jit;
 		ly.jit = &jit;
 	}
-	std::vector<ShownField> shown = shown_fields(derived);
-	for (const ShownField &s : shown) {
-		const DerivedField &f = s.field;
-		auto old = s.in(ly);
+	std::vector<std::optional<uint32_t>> in_base;
+	in_base.reserve(derived.fields.size());
+	for (const DerivedField &f : derived.fields) {
+		auto old = value_in(f.member, ly);
 		if (changed && old && *old != f.value)
 			changed->push_back(f.name + " " + std::to_string(*old) + " -> " +
 					   std::to_string(f.value));
-		if (s.access)
-			s.access->set(ly, jit, f.value);
+		if (f.member)
+			f.member->set(ly, jit, f.value);
+		in_base.push_back(old);
 	}
-	auto move = [&](const char *name) {
-		if (derived.field(name))
-			return; // the code showed it
+	for (const MovedMember &m : moved_members()) {
+		if (!m.member ||
+		    std::any_of(derived.fields.begin(), derived.fields.end(),
+				[&](const DerivedField &f) { return f.member == m.member; }))
+			continue; // the code showed it
 		std::string anchor;
-		auto to = moved(base, shown, name, &anchor);
-		if (!to || !layout_field(ly, name))
-			return;
+		auto to = moved(base, derived, in_base, m, &anchor);
+		auto now = value_in(m.member, ly);
+		if (!to || !now)
+			continue;
 		if (changed)
-			changed->push_back(std::string(name) + " " +
-					   std::to_string(*layout_field(ly, name)) + " -> " +
-					   std::to_string(*to) + " (as " + anchor + ")");
-		set_field(ly, jit, name, *to);
-	};
-#define LJ_MOVE(m) move(#m);
-	LJ_MOVED_FIELDS(LJ_MOVE)
-	LJ_MOVED_JIT_FIELDS(LJ_MOVE)
-#undef LJ_MOVE
+			changed->push_back(std::string(m.name) + " " + std::to_string(*now) +
+					   " -> " + std::to_string(*to) + " (as " + anchor + ")");
+		m.member->set(ly, jit, *to);
+	}
 	return ly;
 }
 

@@ -11,6 +11,7 @@
 #include <deque>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <libelf.h>
@@ -22,10 +23,20 @@
 
 namespace ljcore {
 
+// How to read and set one member of lj_layout or of its JIT layout
+// (derive_layout.cpp).
+struct LayoutMember;
+// The member named name ("L_base"), nullptr if with_derived sets none of
+// that name.
+const LayoutMember *layout_member(std::string_view name);
+
 struct DerivedField {
 	std::string name;   // the lj_layout member: "L_base", "g_cur_L"
 	uint32_t value = 0; // its offset (or, for ptrsize, its size)
 	std::string source; // the instruction it was read from: "lua_close+0x31"
+	// name's member, looked up once: every table is compared with every
+	// field, and with_derived sets them all once per table.
+	const LayoutMember *member = nullptr;
 };
 
 struct DerivedLayout {

@@ -59,7 +59,7 @@ void Deriver::add(const std::string &name, uint32_t value, const std::string &so
 {
 	if (out_.field(name))
 		return; // the first function that shows it wins
-	out_.fields.push_back(DerivedField{name, value, source});
+	out_.fields.push_back(DerivedField{name, value, source, layout_member(name)});
 }
 
 void Deriver::problem(const std::string &field, const std::string &why)
