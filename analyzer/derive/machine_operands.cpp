@@ -1,6 +1,8 @@
 #include "analyzer/derive/machine_operands.h"
 
 #include <algorithm>
+#include <array>
+#include <bitset>
 #include <charconv>
 #include <cstring>
 #include <optional>
@@ -343,20 +345,19 @@ namespace {
 const Operand &x86_register(const Disassembler &dis, unsigned reg)
 {
 	static const Operand none;
-	thread_local std::vector<std::optional<Operand>> named;
-	if (reg >= 4096)
+	constexpr size_t registers = 1024;
+	thread_local std::array<Operand, registers> named;
+	thread_local std::bitset<registers> known;
+	if (reg >= registers)
 		return none;
-	if (reg >= named.size())
-		named.resize(reg + 1);
-	if (!named[reg]) {
+	if (!known[reg]) {
 		std::string name(dis.register_name(reg));
 		for (char &c : name)
 			c = char(tolower(uint8_t(c)));
-		Operand o;
-		parse_register(name, Arch::x86_64, o);
-		named[reg] = o;
+		parse_register(name, Arch::x86_64, named[reg]);
+		known[reg] = true;
 	}
-	return *named[reg];
+	return named[reg];
 }
 
 } // namespace

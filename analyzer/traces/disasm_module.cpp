@@ -59,10 +59,12 @@ struct Decoder {
 	std::unique_ptr<llvm::MCInstPrinter> printer;
 	std::unique_ptr<llvm::MCInstrAnalysis> analysis;
 	// Per opcode, whether describe's parts of it read as its text does
-	// (parts_unknown until one was printed to see).
-	std::vector<uint8_t> parts_agree;
+	// (parts_unknown until one was printed to see), and the bytes its
+	// memory operands cover (width_unknown until its name was read).
+	std::vector<uint8_t> parts_agree, memory_width;
 };
 enum : uint8_t { parts_unknown, parts_read, parts_printed };
+enum : uint8_t { width_unreadable = 0xfe, width_unknown = 0xff };
 
 void *decoder_create(const char *triple, int intel_syntax)
 {
@@ -94,6 +96,7 @@ void *decoder_create(const char *triple, int intel_syntax)
 	d->printer->setPrintImmHex(true);
 	d->printer->setPrintBranchImmAsAddress(true);
 	d->parts_agree.assign(d->instructions->getNumOpcodes(), parts_unknown);
+	d->memory_width.assign(d->instructions->getNumOpcodes(), width_unknown);
 	return d.release();
 }
 
@@ -277,7 +280,8 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	memcpy(out->mnemonic, text, n);
 	out->mnemonic[n] = '\0';
 	const llvm::MCInstrDesc &desc = d->instructions->get(inst.getOpcode());
-	std::optional<uint8_t> width;
+	// lea's address is an operand of no type, the parts of memory.
+	bool lea = strcmp(out->mnemonic, "lea") == 0;
 	out->operand_count = 0;
 	for (unsigned i = 0; i < inst.getNumOperands(); i++) {
 		if (i >= desc.getNumOperands())
@@ -293,9 +297,7 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 			continue;
 		}
 		ljcore_mc_operand o{};
-		// lea's address is an operand of no type, the parts of memory.
-		bool lea = out->operand_count == 1 && strcmp(out->mnemonic, "lea") == 0;
-		if (type == llvm::MCOI::OPERAND_MEMORY || lea) {
+		if (type == llvm::MCOI::OPERAND_MEMORY || (lea && out->operand_count == 1)) {
 			if (i + x86_memory_parts > inst.getNumOperands())
 				return 0;
 			const llvm::MCOperand &scale = inst.getOperand(i + 1),
@@ -305,16 +307,17 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 			if (!op.isReg() || !scale.isImm() || !index.isReg() || !disp.isImm() ||
 			    !segment.isReg())
 				return 0;
-			if (!width)
-				width = x86_memory_width(
-					d->instructions->getName(inst.getOpcode()));
-			if (!width)
+			uint8_t &width = d->memory_width[inst.getOpcode()];
+			if (width == width_unknown)
+				width = x86_memory_width(d->instructions->getName(inst.getOpcode()))
+						.value_or(width_unreadable);
+			if (width == width_unreadable)
 				return 0;
 			// A segment's (fs:, gs:) is thread-local: not an object.
 			o.kind = segment.getReg() ? LJCORE_MC_OTHER : LJCORE_MC_MEM;
 			o.reg = op.getReg(), o.index = index.getReg();
 			o.scale = uint8_t(scale.getImm()), o.value = disp.getImm();
-			o.width = *width;
+			o.width = width;
 			i += x86_memory_parts - 1;
 		} else if (op.isReg()) {
 			if (!op.getReg())
