@@ -121,7 +121,10 @@ bool CrashDir::admit(const std::string &exe, unsigned rate, time_t now)
 		lines.push_back({key, now, 0, 0, 0});
 		it = lines.end() - 1;
 	}
-	if (now - it->window >= rate_window || now < it->window) {
+	// The handlers of a burst take the lock in any order, their crash
+	// times seconds apart: one earlier than the window counts in it. Only
+	// a clock set back by a window or more starts a new one early.
+	if (now >= it->window + rate_window || now + rate_window <= it->window) {
 		it->window = now;
 		it->in_window = 0;
 	}

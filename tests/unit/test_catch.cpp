@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <string>
 #include <unistd.h>
 
@@ -138,4 +139,29 @@ TEST_CASE("catch --redact: an nginx request is zeros from its request line to it
 	CHECK(text_of(pieces[1]) == std::string(28, '.') + "body");
 	CHECK(text_of(pieces[2]) == "..GET / HTTP/1.1\r\nX-Key: k");
 	CHECK(text_of(pieces[3]) == "GET / HTTP/1.1\x04\r\n\r\n");
+}
+
+TEST_CASE("catch: the rate counts a burst's crashes whatever order their handlers lock in")
+{
+	char dir[] = "/tmp/ljcore-rate-XXXXXX";
+	REQUIRE(mkdtemp(dir));
+	{
+		auto crashes = CrashDir::open(dir);
+		REQUIRE(crashes);
+		// Ten handlers of crashes at 100 and 101 s, locking out of
+		// order: five of them are reported, the rest suppressed.
+		unsigned admitted = 0;
+		for (time_t t : {101, 100, 101, 100, 100, 101, 100, 101, 100, 101})
+			admitted += crashes->admit("/bin/x", 5, t);
+		CHECK(admitted == 5);
+		// A minute after the first, a new window opens, and a crash a
+		// second before it counts in it.
+		admitted = 0;
+		for (time_t t : {161, 160, 161, 160, 162, 160})
+			admitted += crashes->admit("/bin/x", 5, t);
+		CHECK(admitted == 5);
+		// A clock set back by more than a minute opens one too.
+		CHECK(crashes->admit("/bin/x", 5, 30));
+	}
+	std::filesystem::remove_all(dir);
 }
