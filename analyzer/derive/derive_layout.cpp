@@ -258,7 +258,7 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 	std::vector<std::optional<uint32_t>> in_base;
 	in_base.reserve(derived.fields.size());
 	for (const DerivedField &f : derived.fields) {
-		auto old = value_in(f.member, ly);
+		auto old = value_in(f.member, base);
 		if (changed && old && *old != f.value)
 			changed->push_back(f.name + " " + std::to_string(*old) + " -> " +
 					   std::to_string(f.value));

@@ -302,10 +302,11 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 	if (insn.undecodable)
 		return op;
 	std::string_view text = trim(insn.text);
-	// x86 prefixes that do not change what is read: "lock", "rep", "notrack".
+	// x86 prefixes that do not change what is read: "lock", "rep", "repne"
+	// (also MPX's bnd, as "repne ret"), "notrack".
 	// Compared as the first word, whose length rules out most at once.
 	size_t space = text.find(' ');
-	for (std::string_view prefix : {"lock", "notrack", "rep", "bnd"})
+	for (std::string_view prefix : {"lock", "notrack", "rep", "repne"})
 		if (space != text.npos && text.substr(0, space) == prefix) {
 			text = trim(text.substr(space + 1));
 			space = text.find(' ');
@@ -389,6 +390,9 @@ Operation operation_of(const ljcore_mc_operation &parts, uint64_t addr, size_t s
 			o.reg = part.reg ? base.reg : no_reg;
 			o.index = part.index ? index.reg : no_reg;
 			o.scale = part.scale, o.value = part.value, o.width = part.width;
+			// "[rax + 0x10]" of an index alone, times 1: the text's base.
+			if (o.reg == no_reg && o.scale == 1)
+				std::swap(o.reg, o.index);
 		}
 		op.operands.push_back(o);
 	}

@@ -46,6 +46,7 @@ struct Operand {
 	// becomes the address accessed.
 	bool writeback = false;
 };
+static_assert(sizeof(Operand) == 16);
 
 // An instruction's operands, in place: every instruction decoded has a
 // few, and allocating a vector for them cost more than reading them. An

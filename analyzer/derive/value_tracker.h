@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -50,7 +51,11 @@ public:
 	const int64_t *begin() const { return at_.data(); }
 	const int64_t *end() const { return at_.data() + n_; }
 	int64_t operator[](size_t i) const { return at_[i]; }
-	int64_t back() const { return at_[n_ - 1]; }
+	int64_t back() const
+	{
+		assert(n_ > 0);
+		return at_[n_ - 1];
+	}
 	// Not when full.
 	void push_back(int64_t offset)
 	{

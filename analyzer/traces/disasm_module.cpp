@@ -175,6 +175,10 @@ constexpr unsigned x86_memory_parts = 5;
 constexpr unsigned x86_condition_code = llvm::MCOI::OPERAND_FIRST_TARGET + 1;
 constexpr const char *x86_conditions[] = {"o", "no", "b", "ae", "e", "ne", "be", "a",
 					  "s", "ns", "p", "np", "l", "ge", "le", "g"};
+// The instruction flags of the operand- and address-size prefixes
+// (X86::IP_HAS_OP_SIZE, IP_HAS_AD_SIZE, same header), which print nothing
+// of their own.
+constexpr unsigned x86_size_prefixes = 1 | 2;
 
 // The bytes an x86 memory operand covers, as LLVM's name of the
 // instruction spells them: MOV64rm, CMP8mi, ADD32mi8, PUSH64rmm, and for
@@ -218,9 +222,27 @@ std::optional<uint8_t> x86_memory_width(std::string_view name)
 	return uint8_t(bits / 8);
 }
 
-// Whether inst's text, printed from pcrel_base (x86: the next
-// instruction), shows parts' mnemonic and as many operands, after the
-// prefixes operation_of skips too (lock, rep, notrack, bnd).
+// The bytes a memory operand of the text covers, as operation_of reads
+// them: the word before "ptr" ("qword ptr [rax]"), 0 without one (lea's).
+uint8_t text_width(std::string_view operand)
+{
+	constexpr std::pair<std::string_view, uint8_t> widths[] = {
+		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
+		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
+	};
+	size_t space = operand.find(' ');
+	if (space == operand.npos || !operand.substr(space + 1).starts_with("ptr "))
+		return 0;
+	for (auto [name, width] : widths)
+		if (operand.substr(0, space) == name)
+			return width;
+	return 0;
+}
+
+// Whether parts read as inst's text, printed from pcrel_base (x86: the
+// next instruction): the same mnemonic, and operand by operand the same
+// kind (a register, an immediate, memory of the same width, a segment's
+// memory as other). Not the values: those are the parts' own.
 bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pcrel_base,
 		   const ljcore_mc_operation &parts)
 {
@@ -229,28 +251,43 @@ bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pcrel_base,
 	d->printer->printInst(&inst, pcrel_base, "", *d->subtarget, os);
 	os.finish();
 	std::string_view text = buffer;
-	auto next_word = [&] {
-		size_t start = text.find_first_not_of(" \t");
-		text.remove_prefix(start == text.npos ? text.size() : start);
-		size_t end = std::min(text.find_first_of(" \t"), text.size());
-		std::string_view word = text.substr(0, end);
-		text.remove_prefix(end);
-		return word;
+	auto trim = [](std::string_view s) {
+		size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
+		return first == s.npos ? std::string_view() : s.substr(first, last - first + 1);
 	};
-	std::string_view mnemonic = next_word();
-	while (mnemonic == "lock" || mnemonic == "rep" || mnemonic == "notrack" ||
-	       mnemonic == "bnd")
-		mnemonic = next_word();
-	if (mnemonic != parts.mnemonic)
+	text = trim(text);
+	size_t space = std::min(text.find_first_of(" \t"), text.size());
+	if (text.substr(0, space) != parts.mnemonic)
 		return false;
-	unsigned operands = text.find_first_not_of(" \t") != text.npos;
-	int depth = 0;
-	for (char c : text) {
-		depth += c == '[' || c == '{';
-		depth -= (c == ']' || c == '}') && depth > 0;
-		operands += c == ',' && depth == 0;
+	text = trim(text.substr(space));
+	unsigned n = 0;
+	while (!text.empty()) {
+		int depth = 0;
+		size_t end = 0;
+		for (; end < text.size() && !(text[end] == ',' && depth == 0); end++) {
+			depth += text[end] == '[' || text[end] == '{';
+			depth -= (text[end] == ']' || text[end] == '}') && depth > 0;
+		}
+		std::string_view operand = trim(text.substr(0, end));
+		text = end < text.size() ? trim(text.substr(end + 1)) : std::string_view();
+		if (n >= parts.operand_count)
+			return false;
+		const ljcore_mc_operand &part = parts.operands[n++];
+		size_t bracket = operand.find('[');
+		if (bracket != operand.npos) {
+			bool segment = operand.find(':') < bracket;
+			if (part.kind != (segment ? LJCORE_MC_OTHER : LJCORE_MC_MEM) ||
+			    part.width != text_width(operand))
+				return false;
+		} else if (!operand.empty() &&
+			   (operand[0] == '-' || (operand[0] >= '0' && operand[0] <= '9'))) {
+			if (part.kind != LJCORE_MC_IMM)
+				return false;
+		} else if (part.kind != LJCORE_MC_REG) {
+			return false;
+		}
 	}
-	return operands == parts.operand_count;
+	return n == parts.operand_count;
 }
 
 // An x86 instruction's parts (disasm_module.h), what printing it would
@@ -268,6 +305,11 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	auto status = d->disassembler->getInstruction(
 		inst, length, llvm::ArrayRef<uint8_t>(bytes, size), pc, llvm::nulls());
 	if (status != llvm::MCDisassembler::Success || length == 0 || length > size)
+		return 0;
+	// Prefixes the printer writes from this instruction's own flags (lock,
+	// rep, repne, notrack), which the opcode's first instance may not have
+	// had: printed instead.
+	if (inst.getFlags() & ~x86_size_prefixes)
 		return 0;
 	// The printer's text begins with the mnemonic, then a tab; "lock\n\t"
 	// and the like are printed instead.
@@ -289,11 +331,15 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 		if (desc.getOperandConstraint(i, llvm::MCOI::TIED_TO) != -1)
 			continue;
 		const llvm::MCOperand &op = inst.getOperand(i);
-		unsigned type = desc.OpInfo[i].OperandType;
+		unsigned type = desc.opInfo_begin()[i].OperandType;
 		if (type == x86_condition_code) {
 			if (!op.isImm() || uint64_t(op.getImm()) >= std::size(x86_conditions))
 				return 0;
-			strcat(out->mnemonic, x86_conditions[op.getImm()]);
+			std::string_view code = x86_conditions[op.getImm()];
+			size_t at = strlen(out->mnemonic);
+			if (at + code.size() >= sizeof out->mnemonic)
+				return 0;
+			memcpy(out->mnemonic + at, code.data(), code.size() + 1);
 			continue;
 		}
 		ljcore_mc_operand o{};
@@ -332,9 +378,18 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 		} else {
 			return 0;
 		}
-		if (out->operand_count < std::size(out->operands))
-			out->operands[out->operand_count++] = o;
+		if (out->operand_count == std::size(out->operands))
+			return 0;
+		out->operands[out->operand_count++] = o;
 	}
+	// A vector compare's text names its predicate ("cmpltps" of cmpps
+	// with 1) unless the immediate is past those names: whichever the
+	// opcode's first instance was, the text decides.
+	std::string_view mnemonic = out->mnemonic;
+	if ((mnemonic.starts_with("cmp") || mnemonic.starts_with("vcmp") ||
+	     mnemonic.starts_with("vpcmp")) &&
+	    out->operand_count >= 3 && out->operands[out->operand_count - 1].kind == LJCORE_MC_IMM)
+		return 0;
 	// Some opcodes print operands that are not LLVM's ("add rax, 0x10"
 	// of ADD64i32, "shl eax, cl") or name their immediate in the mnemonic
 	// ("cmpltsd"): the first of each opcode is printed, and an opcode

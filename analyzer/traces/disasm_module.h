@@ -3,7 +3,8 @@
  * LLVM's static libraries into a module of its own, which disasm.cpp
  * loads with dlopen on first use (disasm_module.cpp builds it). disasm.cpp
  * implements the same interface on the shared libLLVM's C interface, for
- * a binary without its module. Plain C types only. */
+ * a binary without its module, all but describe and register_name (NULL
+ * there). Plain C types only. */
 #ifndef LJCORE_DISASM_MODULE_H
 #define LJCORE_DISASM_MODULE_H
 
@@ -14,7 +15,9 @@
  * functions below. Renamed whenever they change, so that a module of an
  * older ljcore found beside a newer one is not called wrongly. */
 #define LJCORE_MC_OPEN_FN ljcore_mc_open2
-#define LJCORE_MC_OPEN "ljcore_mc_open2"
+#define LJCORE_MC_STRING(name) #name
+#define LJCORE_MC_NAME(name) LJCORE_MC_STRING(name)
+#define LJCORE_MC_OPEN LJCORE_MC_NAME(LJCORE_MC_OPEN_FN)
 
 /* One decoded instruction. */
 struct ljcore_mc_insn {
@@ -24,8 +27,8 @@ struct ljcore_mc_insn {
 };
 
 /* One operand of an instruction as LLVM decoded it, in the order the
- * Intel syntax prints them. Registers are LLVM's numbers (0 is none), which
- * register_name names. */
+ * Intel syntax prints them (describe checks that it does). Registers are
+ * LLVM's numbers (0 is none), which register_name names. */
 enum ljcore_mc_operand_kind {
 	LJCORE_MC_OTHER, /* an operand of no kind below: a segment's memory */
 	LJCORE_MC_REG,
@@ -62,13 +65,14 @@ struct ljcore_mc {
 			 struct ljcore_mc_insn *out);
 	void (*dispose)(void *decoder);
 	/* Decodes the instruction at bytes into out as decode would, and
-	 * returns its length; 0 when it does not decode or has a part the
-	 * operation cannot hold, for decode to print. NULL when the target
-	 * has no such reader (only x86_64 has: AArch64's text names aliases,
-	 * "mov" for an orr, which its parts would not). */
+	 * returns its length; 0 when it does not decode, or when its parts
+	 * might not read as its text, for decode to print. NULL when the
+	 * target has no such reader (only x86_64 has: AArch64's text names
+	 * aliases, "mov" for an orr, which its parts would not). */
 	size_t (*describe)(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 			   struct ljcore_mc_operation *out);
-	/* The name of LLVM's register number reg, in capitals ("EAX"). */
+	/* The name of LLVM's register number reg, in capitals ("EAX"); NULL
+	 * for a number the target has no register of. */
 	const char *(*register_name)(void *decoder, unsigned reg);
 };
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -131,6 +132,60 @@ TEST_CASE("x86_64: an operation read from LLVM's parts is the one read from its 
 	// Most instructions have parts: else the text is read after all.
 	MESSAGE(described << " of " << total << " instructions described");
 	CHECK(described * 100 >= total * 95);
+}
+
+// The operation of one instruction of bytes at 0x1000: from its text,
+// and from its parts when the module gives them.
+std::pair<Operation, std::optional<Operation>> both_ways(Disassembler &dis,
+							 std::vector<uint8_t> bytes)
+{
+	MachineInsn insn = dis.decode(bytes, 0x1000);
+	std::pair<Operation, std::optional<Operation>> out{operation_of(insn, Arch::x86_64),
+							   std::nullopt};
+	ljcore_mc_operation parts;
+	if (size_t n = dis.describe(bytes, 0x1000, parts))
+		out.second = operation_of(parts, 0x1000, n, dis);
+	return out;
+}
+
+TEST_CASE("x86_64: what the parts would read otherwise than the text is printed")
+{
+	auto dis = Disassembler::create(Arch::x86_64);
+	REQUIRE(dis);
+	// Each the first of its opcode, or another instance of one met
+	// before: prefixes an instance has of its own (repne, lock), sources
+	// the text puts first (xchg, xadd), a vector compare's predicate in
+	// the mnemonic or not, an index alone, a segment, a width LLVM's name
+	// does not tell (lar's word).
+	const std::vector<std::vector<uint8_t>> cases = {
+		{0xc3},
+		{0xf2, 0xc3},
+		{0x48, 0x87, 0x07},
+		{0xf0, 0x48, 0x0f, 0xc1, 0x07},
+		{0x48, 0x0f, 0xc1, 0x07},
+		{0x8b, 0x04, 0x05, 0x34, 0x12, 0x00, 0x00},
+		{0x0f, 0x02, 0x07},
+		{0x0f, 0xc2, 0xc1, 0x08},
+		{0x0f, 0xc2, 0xc1, 0x01},
+		{0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00},
+		{0x48, 0x8b, 0x47, 0x10},
+		{0x48, 0x8d, 0x04, 0xc7},
+		{0x74, 0x02},
+	};
+	for (const auto &bytes : cases) {
+		auto [printed, read] = both_ways(**dis, bytes);
+		if (read)
+			CHECK_MESSAGE(shown(*read) == shown(printed), shown(printed));
+	}
+	// The text's own reading of a bnd or repne ret, an index alone.
+	CHECK(both_ways(**dis, {0xf2, 0xc3}).first.mnemonic == "ret");
+	Operation index_alone = both_ways(**dis, {0x8b, 0x04, 0x05, 0x34, 0x12, 0x00, 0x00}).first;
+	REQUIRE(index_alone.operands.size() == 2);
+	CHECK(index_alone.operands[1].reg == 0);
+	CHECK(index_alone.operands[1].index == no_reg);
+	// The plain ones have parts.
+	CHECK(both_ways(**dis, {0x48, 0x8b, 0x47, 0x10}).second);
+	CHECK(both_ways(**dis, {0x74, 0x02}).second);
 }
 
 TEST_CASE("x86_64 registers are their DWARF numbers, at every width")
