@@ -290,6 +290,17 @@ bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pcrel_base,
 	return n == parts.operand_count;
 }
 
+// Whether parts are of a vector compare, whose text names its immediate
+// ("cmpltps" of cmpps with 1) unless it is past those names: whichever
+// the opcode's first instance was, its text decides.
+bool names_immediate(const ljcore_mc_operation &parts)
+{
+	std::string_view m = parts.mnemonic;
+	return (m.starts_with("cmp") || m.starts_with("vcmp") || m.starts_with("vpcmp")) &&
+	       parts.operand_count >= 3 &&
+	       parts.operands[parts.operand_count - 1].kind == LJCORE_MC_IMM;
+}
+
 // An x86 instruction's parts (disasm_module.h), what printing it would
 // show: the mnemonic from the printer's own table of them, with its
 // condition code if it has one, and the operands as Intel syntax orders
@@ -323,7 +334,7 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	out->mnemonic[n] = '\0';
 	const llvm::MCInstrDesc &desc = d->instructions->get(inst.getOpcode());
 	// lea's address is an operand of no type, the parts of memory.
-	bool lea = strcmp(out->mnemonic, "lea") == 0;
+	bool lea = n == 3 && memcmp(out->mnemonic, "lea", 3) == 0;
 	out->operand_count = 0;
 	for (unsigned i = 0; i < inst.getNumOperands(); i++) {
 		if (i >= desc.getNumOperands())
@@ -382,14 +393,7 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 			return 0;
 		out->operands[out->operand_count++] = o;
 	}
-	// A vector compare's text names its predicate ("cmpltps" of cmpps
-	// with 1) unless the immediate is past those names: whichever the
-	// opcode's first instance was, the text decides.
-	std::string_view mnemonic = out->mnemonic;
-	if ((mnemonic.starts_with("cmp") || mnemonic.starts_with("vcmp") ||
-	     mnemonic.starts_with("vpcmp")) &&
-	    out->operand_count >= 3 && out->operands[out->operand_count - 1].kind == LJCORE_MC_IMM)
-		return 0;
+
 	// Some opcodes print operands that are not LLVM's ("add rax, 0x10"
 	// of ADD64i32, "shl eax, cl") or name their immediate in the mnemonic
 	// ("cmpltsd"): the first of each opcode is printed, and an opcode
@@ -397,7 +401,9 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	// then on.
 	uint8_t &agree = d->parts_agree[inst.getOpcode()];
 	if (agree == parts_unknown)
-		agree = reads_as_text(d, inst, pc + length, *out) ? parts_read : parts_printed;
+		agree = !names_immediate(*out) && reads_as_text(d, inst, pc + length, *out)
+				? parts_read
+				: parts_printed;
 	if (agree == parts_printed)
 		return 0;
 	uint64_t target = 0;
