@@ -137,32 +137,53 @@ void decoder_dispose(void *decoder)
 	delete static_cast<Decoder *>(decoder);
 }
 
-size_t decode(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
-	      struct ljcore_mc_insn *out)
+// The instruction at bytes (size of them, at pc) into inst and its length:
+// Fail when it does not decode, or decodes past size.
+llvm::MCDisassembler::DecodeStatus instruction_at(Decoder *d, const uint8_t *bytes, size_t size,
+						  uint64_t pc, llvm::MCInst &inst, uint64_t &length)
 {
-	auto *d = static_cast<Decoder *>(decoder);
-	llvm::MCInst inst;
-	uint64_t length = 0;
+	length = 0;
 	auto status = d->disassembler->getInstruction(
 		inst, length, llvm::ArrayRef<uint8_t>(bytes, size), pc, llvm::nulls());
-	// A soft failure (an encoding the architecture leaves unpredictable)
-	// still decoded: printed, as the C interface does.
-	if (status == llvm::MCDisassembler::Fail || length == 0 || length > size)
-		return 0;
-	// Branch targets print as addresses, as the C interface prints them
-	// (through its symbolizer): the printer adds the immediate to the
-	// address given, which for x86 is that of the next instruction.
-	uint64_t pcrel_base = pcrel_from_next ? pc + length : pc;
-	TextStream os(out->text);
-	d->printer->printInst(&inst, pcrel_base, "", *d->subtarget, os);
+	return length == 0 || length > size ? llvm::MCDisassembler::Fail : status;
+}
+
+// inst, length bytes at pc, as text. Branch targets print as addresses, as
+// the C interface prints them (through its symbolizer): the printer adds
+// the immediate to the address given, which for x86 is that of the next
+// instruction.
+void print(Decoder *d, const llvm::MCInst &inst, uint64_t pc, uint64_t length,
+	   char (&text)[sizeof(ljcore_mc_insn::text)])
+{
+	TextStream os(text);
+	d->printer->printInst(&inst, pcrel_from_next ? pc + length : pc, "", *d->subtarget, os);
 	os.finish();
-	// A direct branch or call's target, as the C interface reports it to
-	// its symbol callback: not an ADR's or a literal load's address.
+}
+
+// A direct branch or call's target, as the C interface reports it to its
+// symbol callback: not an ADR's or a literal load's address.
+template <class Out>
+void branch_of(Decoder *d, const llvm::MCInst &inst, uint64_t pc, uint64_t length, Out *out)
+{
 	const llvm::MCInstrDesc &desc = d->instructions->get(inst.getOpcode());
 	uint64_t target = 0;
 	out->has_branch = (desc.isBranch() || desc.isCall()) && d->analysis &&
 			  d->analysis->evaluateBranch(inst, pc, length, target);
 	out->branch_to = out->has_branch ? target : 0;
+}
+
+size_t decode(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
+	      struct ljcore_mc_insn *out)
+{
+	auto *d = static_cast<Decoder *>(decoder);
+	llvm::MCInst inst;
+	uint64_t length;
+	// A soft failure (an encoding the architecture leaves unpredictable)
+	// still decoded: printed, as the C interface does.
+	if (instruction_at(d, bytes, size, pc, inst, length) == llvm::MCDisassembler::Fail)
+		return 0;
+	print(d, inst, pc, length, out->text);
+	branch_of(d, inst, pc, length, out);
 	return length;
 }
 
@@ -239,17 +260,15 @@ uint8_t text_width(std::string_view operand)
 	return 0;
 }
 
-// Whether parts read as inst's text, printed from pcrel_base (x86: the
-// next instruction): the same mnemonic, and operand by operand the same
-// kind (a register, an immediate, memory of the same width, a segment's
-// memory as other). Not the values: those are the parts' own.
-bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pcrel_base,
+// Whether parts read as the text of inst, length bytes at pc: the same
+// mnemonic, and operand by operand the same kind (a register, an
+// immediate, memory of the same width, a segment's memory as other). Not
+// the values: those are the parts' own.
+bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pc, uint64_t length,
 		   const ljcore_mc_operation &parts)
 {
 	char buffer[sizeof(ljcore_mc_insn::text)];
-	TextStream os(buffer);
-	d->printer->printInst(&inst, pcrel_base, "", *d->subtarget, os);
-	os.finish();
+	print(d, inst, pc, length, buffer);
 	std::string_view text = buffer;
 	auto trim = [](std::string_view s) {
 		size_t first = s.find_first_not_of(" \t"), last = s.find_last_not_of(" \t");
@@ -312,10 +331,8 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 {
 	auto *d = static_cast<Decoder *>(decoder);
 	llvm::MCInst inst;
-	uint64_t length = 0;
-	auto status = d->disassembler->getInstruction(
-		inst, length, llvm::ArrayRef<uint8_t>(bytes, size), pc, llvm::nulls());
-	if (status != llvm::MCDisassembler::Success || length == 0 || length > size)
+	uint64_t length;
+	if (instruction_at(d, bytes, size, pc, inst, length) != llvm::MCDisassembler::Success)
 		return 0;
 	// Prefixes the printer writes from this instruction's own flags (lock,
 	// rep, repne, notrack), which the opcode's first instance may not have
@@ -328,7 +345,7 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	size_t n = 0;
 	while (text && ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= '0' && text[n] <= '9')))
 		n++;
-	if (n == 0 || n + 3 > sizeof out->mnemonic || (text[n] != '\0' && text[n] != '\t'))
+	if (n == 0 || n >= sizeof out->mnemonic || (text[n] != '\0' && text[n] != '\t'))
 		return 0;
 	memcpy(out->mnemonic, text, n);
 	out->mnemonic[n] = '\0';
@@ -397,19 +414,16 @@ size_t describe(void *decoder, const uint8_t *bytes, size_t size, uint64_t pc,
 	// Some opcodes print operands that are not LLVM's ("add rax, 0x10"
 	// of ADD64i32, "shl eax, cl") or name their immediate in the mnemonic
 	// ("cmpltsd"): the first of each opcode is printed, and an opcode
-	// whose text shows another mnemonic or operand count is printed from
-	// then on.
+	// whose text shows another mnemonic or other operands (reads_as_text)
+	// is printed from then on.
 	uint8_t &agree = d->parts_agree[inst.getOpcode()];
 	if (agree == parts_unknown)
-		agree = !names_immediate(*out) && reads_as_text(d, inst, pc + length, *out)
+		agree = !names_immediate(*out) && reads_as_text(d, inst, pc, length, *out)
 				? parts_read
 				: parts_printed;
 	if (agree == parts_printed)
 		return 0;
-	uint64_t target = 0;
-	out->has_branch = (desc.isBranch() || desc.isCall()) && d->analysis &&
-			  d->analysis->evaluateBranch(inst, pc, length, target);
-	out->branch_to = out->has_branch ? target : 0;
+	branch_of(d, inst, pc, length, out);
 	return length;
 }
 
