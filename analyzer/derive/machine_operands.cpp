@@ -173,14 +173,7 @@ bool parse_number(std::string_view s, int64_t &v)
 void parse_x86_memory(std::string_view s, Operand &op)
 {
 	// "qword ptr [...]": the first word, when "ptr " follows it.
-	constexpr std::pair<std::string_view, uint8_t> widths[] = {
-		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
-		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
-	};
-	if (size_t space = s.find(' '); space != s.npos && s.substr(space + 1).starts_with("ptr "))
-		for (auto [name, width] : widths)
-			if (s.substr(0, space) == name)
-				op.width = width;
+	op.width = ljcore_mc_x86_text_width(s.data(), s.size());
 	size_t open = s.find('['), close = s.rfind(']');
 	if (open == s.npos || close == s.npos || close < open || s.find(':') < open)
 		return; // a segment (fs:, gs:) is thread-local: not an object

@@ -243,23 +243,6 @@ std::optional<uint8_t> x86_memory_width(std::string_view name)
 	return uint8_t(bits / 8);
 }
 
-// The bytes a memory operand of the text covers, as operation_of reads
-// them: the word before "ptr" ("qword ptr [rax]"), 0 without one (lea's).
-uint8_t text_width(std::string_view operand)
-{
-	constexpr std::pair<std::string_view, uint8_t> widths[] = {
-		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
-		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
-	};
-	size_t space = operand.find(' ');
-	if (space == operand.npos || !operand.substr(space + 1).starts_with("ptr "))
-		return 0;
-	for (auto [name, width] : widths)
-		if (operand.substr(0, space) == name)
-			return width;
-	return 0;
-}
-
 // Whether parts read as the text of inst, length bytes at pc: the same
 // mnemonic, and operand by operand the same kind (a register, an
 // immediate, memory of the same width, a segment's memory as other). Not
@@ -296,7 +279,7 @@ bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pc, uint64_t l
 		if (bracket != operand.npos) {
 			bool segment = operand.find(':') < bracket;
 			if (part.kind != (segment ? LJCORE_MC_OTHER : LJCORE_MC_MEM) ||
-			    part.width != text_width(operand))
+			    part.width != ljcore_mc_x86_text_width(operand.data(), operand.size()))
 				return false;
 		} else if (!operand.empty() &&
 			   (operand[0] == '-' || (operand[0] >= '0' && operand[0] <= '9'))) {

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The module's one export: its target registered with LLVM, then the
  * functions below. Renamed whenever they change, so that a module of an
@@ -54,6 +55,28 @@ struct ljcore_mc_operation {
 	int has_branch;
 	uint64_t branch_to;
 };
+
+/* The bytes an x86 memory operand of Intel syntax covers, from the word
+ * before "ptr" ("qword ptr [rax]"); 0 without one (lea's address). How
+ * ljcore reads an operand's text (machine_operands.cpp), and so what
+ * describe's parts are checked against. */
+static inline uint8_t ljcore_mc_x86_text_width(const char *operand, size_t length)
+{
+	static const struct {
+		const char *name;
+		uint8_t bytes;
+	} widths[] = {
+		{"byte", 1},     {"word", 2},     {"dword", 4},  {"qword", 8},
+		{"xmmword", 16}, {"ymmword", 32}, {"tbyte", 10},
+	};
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		size_t n = strlen(widths[i].name);
+		if (length >= n + 5 && memcmp(operand, widths[i].name, n) == 0 &&
+		    memcmp(operand + n, " ptr ", 5) == 0)
+			return widths[i].bytes;
+	}
+	return 0;
+}
 
 struct ljcore_mc {
 	/* A decoder for an LLVM triple, Intel syntax or the target's own;
