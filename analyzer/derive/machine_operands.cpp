@@ -304,7 +304,7 @@ Operation operation_of(const MachineInsn &insn, Arch arch)
 			text = trim(text.substr(space + 1));
 			space = text.find(' ');
 		}
-	op.mnemonic = std::string(text.substr(0, space));
+	op.mnemonic = text.substr(0, space);
 	if (space == text.npos)
 		return op;
 	std::string_view rest = text.substr(space + 1);
@@ -364,7 +364,7 @@ Operation operation_of(const ljcore_mc_operation &parts, uint64_t addr, size_t s
 	op.size = uint8_t(size);
 	if (parts.has_branch)
 		op.branch_to = parts.branch_to;
-	op.mnemonic = parts.mnemonic;
+	op.mnemonic = std::string_view(parts.mnemonic);
 	for (unsigned i = 0; i < parts.operand_count && i < std::size(parts.operands); i++) {
 		const ljcore_mc_operand &part = parts.operands[i];
 		Operand o;
@@ -396,6 +396,9 @@ bool LazyOperations::decode_next()
 {
 	if (decoded_ >= code_.size())
 		return false;
+	// Most paths end within a few dozen instructions.
+	if (ops_.empty())
+		ops_.reserve(32);
 	// Read from its parts when LLVM gives them (x86_64), else from its
 	// text.
 	if (size_t n = dis_.describe(code_.subspan(decoded_), addr_ + decoded_, parts_)) {

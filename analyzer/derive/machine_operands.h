@@ -8,12 +8,13 @@
 // compares the two over a whole luajit).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
-#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "analyzer/traces/disasm.h"
@@ -75,13 +76,41 @@ private:
 	uint8_t n_ = 0;
 };
 
+// A mnemonic, in place, as Operands are: a function's operations are
+// stored whole and compared at every step. The longest either
+// architecture has (x86's vgf2p8affineinvqb, 17) fits; a longer one
+// would keep its first max characters.
+class Mnemonic {
+public:
+	static constexpr size_t max = 23;
+
+	Mnemonic() = default;
+	Mnemonic(std::string_view s) : n_(uint8_t(std::min(s.size(), max)))
+	{
+		std::copy_n(s.data(), n_, text_.data());
+	}
+	operator std::string_view() const { return {text_.data(), n_}; }
+	bool empty() const { return n_ == 0; }
+	friend bool operator==(const Mnemonic &a, std::string_view b)
+	{
+		return std::string_view(a) == b;
+	}
+
+private:
+	std::array<char, max> text_{};
+	uint8_t n_ = 0;
+};
+
+// Trivially copied: LazyOperations keeps a function's operations in one
+// vector, moved as it grows.
 struct Operation {
 	uint64_t addr = 0;
 	uint8_t size = 0; // bytes: x86's rip is addr + size
-	std::string mnemonic;
+	Mnemonic mnemonic;
 	Operands operands;
 	std::optional<uint64_t> branch_to;
 };
+static_assert(std::is_trivially_copyable_v<Operation>);
 
 // The operation of insn, or one with an empty mnemonic when it did not
 // decode.
@@ -106,7 +135,7 @@ public:
 	}
 	// The same code, going on from what another LazyOperations decoded of it.
 	struct Decoded {
-		std::deque<Operation> ops;
+		std::vector<Operation> ops;
 		size_t bytes = 0;
 	};
 	LazyOperations(Disassembler &dis, std::span<const uint8_t> code, uint64_t addr, Arch arch,
@@ -118,8 +147,8 @@ public:
 	// What was decoded, to go on from later.
 	Decoded take() { return {std::move(ops_), decoded_}; }
 
-	// The ith instruction, nullptr past the end of the code. References
-	// stay valid while more are decoded.
+	// The ith instruction, nullptr past the end of the code. The pointer
+	// is valid until more is decoded (at, index_of).
 	const Operation *at(size_t i);
 	// The index of the instruction that starts at addr, if one does.
 	std::optional<size_t> index_of(uint64_t addr);
@@ -134,7 +163,7 @@ private:
 	uint64_t addr_;
 	Arch arch_;
 	size_t decoded_ = 0; // bytes of code that ops_ covers
-	std::deque<Operation> ops_;
+	std::vector<Operation> ops_;
 	MachineInsn insn_; // the one being decoded, its text's buffer reused
 	ljcore_mc_operation parts_;
 };

@@ -95,7 +95,7 @@ std::string shown(const Operand &o)
 
 std::string shown(const Operation &op)
 {
-	std::string s = op.mnemonic;
+	std::string s(std::string_view(op.mnemonic));
 	for (const Operand &o : op.operands)
 		s += ", " + shown(o);
 	if (op.branch_to)
