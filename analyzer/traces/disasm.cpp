@@ -199,12 +199,12 @@ const Expected<const ljcore_mc *> &llvm(Arch arch)
 
 } // namespace
 
-Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
+Expected<std::unique_ptr<Disassembler>>
+Disassembler::create_from(Arch arch, const Expected<const ljcore_mc *> &lib)
 {
-	auto &lib = llvm(arch);
 	if (!lib)
 		return std::unexpected(lib.error());
-	std::unique_ptr<Disassembler> d(new Disassembler(arch));
+	std::unique_ptr<Disassembler> d(new Disassembler(arch, *lib));
 	const char *triple = arch_info(arch).llvm_triple;
 	d->decoder_ = (*lib)->create(triple, arch_info(arch).intel_syntax);
 	if (!d->decoder_)
@@ -212,11 +212,25 @@ Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 	return d;
 }
 
+Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
+{
+	return create_from(arch, llvm(arch));
+}
+
+Expected<std::unique_ptr<Disassembler>> Disassembler::create_shared(Arch arch)
+{
+	if (arch == Arch::x86_64) {
+		static const Expected<const ljcore_mc *> x86_64 = load_shared_llvm(arch);
+		return create_from(arch, x86_64);
+	}
+	static const Expected<const ljcore_mc *> aarch64 = load_shared_llvm(arch);
+	return create_from(arch, aarch64);
+}
+
 Disassembler::~Disassembler()
 {
-	// A decoder exists only once LLVM was loaded.
 	if (decoder_)
-		(*llvm(arch_))->dispose(decoder_);
+		mc_->dispose(decoder_);
 }
 
 MachineInsn Disassembler::decode(std::span<const uint8_t> code, uint64_t addr)
@@ -229,7 +243,7 @@ MachineInsn Disassembler::decode(std::span<const uint8_t> code, uint64_t addr)
 void Disassembler::decode(std::span<const uint8_t> code, uint64_t addr, MachineInsn &insn)
 {
 	ljcore_mc_insn decoded;
-	size_t n = (*llvm(arch_))->decode(decoder_, code.data(), code.size(), addr, &decoded);
+	size_t n = mc_->decode(decoder_, code.data(), code.size(), addr, &decoded);
 	insn.addr = addr;
 	insn.branch_to.reset();
 	insn.undecodable = n == 0;
@@ -253,14 +267,12 @@ void Disassembler::decode(std::span<const uint8_t> code, uint64_t addr, MachineI
 size_t Disassembler::describe(std::span<const uint8_t> code, uint64_t addr,
 			      ljcore_mc_operation &out)
 {
-	const ljcore_mc *mc = *llvm(arch_);
-	return mc->describe ? mc->describe(decoder_, code.data(), code.size(), addr, &out) : 0;
+	return mc_->describe ? mc_->describe(decoder_, code.data(), code.size(), addr, &out) : 0;
 }
 
 std::string_view Disassembler::register_name(unsigned reg) const
 {
-	const ljcore_mc *mc = *llvm(arch_);
-	const char *name = mc->register_name ? mc->register_name(decoder_, reg) : nullptr;
+	const char *name = mc_->register_name ? mc_->register_name(decoder_, reg) : nullptr;
 	return name ? name : "";
 }
 

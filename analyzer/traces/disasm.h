@@ -27,6 +27,10 @@ struct MachineInsn {
 class Disassembler {
 public:
 	static Expected<std::unique_ptr<Disassembler>> create(Arch arch);
+	// One on the shared libLLVM's C interface, as a binary without its
+	// module has (LLVM's own subtarget and printing), for tests to
+	// compare the module with.
+	static Expected<std::unique_ptr<Disassembler>> create_shared(Arch arch);
 	~Disassembler();
 	Disassembler(const Disassembler &) = delete;
 	Disassembler &operator=(const Disassembler &) = delete;
@@ -50,9 +54,14 @@ public:
 	std::string_view register_name(unsigned reg) const;
 
 private:
-	explicit Disassembler(Arch arch) : arch_(arch) {}
+	Disassembler(Arch arch, const ljcore_mc *mc) : arch_(arch), mc_(mc) {}
+	// A decoder for arch from lib, once loaded.
+	static Expected<std::unique_ptr<Disassembler>>
+	create_from(Arch arch, const Expected<const ljcore_mc *> &lib);
+
 	Arch arch_;
-	void *decoder_ = nullptr; // ljcore_mc's (disasm_module.h)
+	const ljcore_mc *mc_;
+	void *decoder_ = nullptr; // mc_'s (disasm_module.h)
 };
 
 } // namespace ljcore

@@ -422,6 +422,42 @@ const struct ljcore_mc mc = {
 
 } // namespace
 
+#ifdef LJCORE_X86_FEATURE_TABLE_BYTES
+// X86's subtarget without its CPU models. LLVM's own creator
+// (X86_MC::createX86MCSubtargetInfo, which the target's registration
+// names) links the CPU models' scheduling tables: 114 pages that the
+// loader relocates, a page copied for each (some 0.2 ms of every module
+// load), which disassembling never reads. The module is linked with that
+// creator's name bound to this one (CMakeLists.txt), and the tables go
+// with it. It sets the features LLVM's sets for x86_64 and no CPU: the
+// triple's (64-bit mode, SSE2) and the "generic" model's (x87, cx8,
+// 64bit); the disassembler reads the mode (with none set, it has no
+// mode at all). The features are looked up in LLVM's own table, whose
+// size CMakeLists.txt reads from the library. test_disasm.cpp checks
+// that the module decodes as the shared libLLVM does.
+namespace llvm {
+extern const SubtargetFeatureKV X86FeatureKV[];
+}
+static_assert(LJCORE_X86_FEATURE_TABLE_BYTES % sizeof(llvm::SubtargetFeatureKV) == 0);
+
+extern "C" llvm::MCSubtargetInfo *
+ljcore_mc_x86_subtarget(const llvm::Triple &triple, llvm::StringRef cpu, llvm::StringRef features)
+{
+	// decoder_create asks for neither a CPU nor features.
+	if (triple.getArch() != llvm::Triple::x86_64 || !cpu.empty() || !features.empty())
+		return nullptr;
+	llvm::ArrayRef<llvm::SubtargetFeatureKV> table(llvm::X86FeatureKV,
+						       LJCORE_X86_FEATURE_TABLE_BYTES /
+							       sizeof(llvm::SubtargetFeatureKV));
+	auto *subtarget = new llvm::MCSubtargetInfo(triple, "", "", "", table, {}, nullptr, nullptr,
+						    nullptr, nullptr, nullptr, nullptr);
+	// Set one by one: given no CPU models, the constructor sets none.
+	for (const char *feature : {"+64bit-mode", "+sse2", "+x87", "+cx8", "+64bit"})
+		subtarget->ApplyFeatureFlag(feature);
+	return subtarget;
+}
+#endif
+
 // LLVM's support library asks terminfo whether a stream has colours, so
 // linking it needs libtinfo, which dlopen would load with the module (some
 // 0.15 ms). The module never writes to a terminal: these answer "no
