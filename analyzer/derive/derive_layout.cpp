@@ -116,33 +116,59 @@ const std::vector<MovedMember> &moved_members()
 	return list;
 }
 
+// The struct a member's name says it is in: "g_" of "g_tmpbuf".
+std::string_view struct_of(std::string_view name)
+{
+	return name.substr(0, name.find('_') + 1);
+}
+
+// Whether moved members are in the struct named by prefix.
+bool has_moved(std::string_view prefix)
+{
+	static const std::vector<std::string_view> structs = [] {
+		std::vector<std::string_view> out;
+		for (const MovedMember &m : moved_members())
+			if (std::find(out.begin(), out.end(), struct_of(m.name)) == out.end())
+				out.push_back(struct_of(m.name));
+		return out;
+	}();
+	return std::find(structs.begin(), structs.end(), prefix) != structs.end();
+}
+
+// A derived field of a struct with moved members: what a member the code
+// does not show may move with.
+struct Anchor {
+	std::string_view prefix;         // "g_", "J_": the struct
+	std::optional<uint32_t> in_base; // none: base lacks the member
+	uint32_t value;
+	const DerivedField *field;
+};
+
 // Where m, a member the code does not show, is in a build whose shown
-// members are derived and whose other ones are base's: where base has it,
-// moved as far as the shown member of the same struct nearest before it
-// in base moved, which a member inserted before both (a release's, a
-// fork's) moves as well. Memory checks the layout as a whole. in_base has
-// where base has each derived field.
-std::optional<uint32_t> moved(const lj_layout &base, const DerivedLayout &derived,
-			      const std::vector<std::optional<uint32_t>> &in_base,
+// members are derived (anchors, where base has them) and whose other
+// ones are base's: where base has it, moved as far as the shown member of
+// the same struct nearest before it in base moved, which a member
+// inserted before both (a release's, a fork's) moves as well. Memory
+// checks the layout as a whole. Nothing when the code shows m itself.
+std::optional<uint32_t> moved(const lj_layout &base, const std::vector<Anchor> &anchors,
 			      const MovedMember &m, std::string *anchor_name)
 {
 	auto at = value_in(m.member, base);
 	if (!at || *at == 0) // 0: a build without it (no FFI, say)
 		return std::nullopt;
-	std::string_view prefix = m.name.substr(0, m.name.find('_') + 1); // "g_", "J_": the struct
-	const DerivedField *anchor = nullptr;
-	uint32_t anchor_at = 0;
-	auto was = in_base.begin();
-	for (const DerivedField &f : derived.fields) {
-		if (*was && **was <= *at && (!anchor || **was > anchor_at) &&
-		    f.name.starts_with(prefix))
-			anchor = &f, anchor_at = **was;
-		++was;
+	std::string_view prefix = struct_of(m.name);
+	const Anchor *anchor = nullptr;
+	for (const Anchor &a : anchors) {
+		if (a.field->member == m.member)
+			return std::nullopt; // the code showed it
+		if (a.in_base && *a.in_base <= *at && (!anchor || *a.in_base > *anchor->in_base) &&
+		    a.prefix == prefix)
+			anchor = &a;
 	}
-	if (!anchor || anchor->value == anchor_at)
+	if (!anchor || anchor->value == *anchor->in_base)
 		return std::nullopt;
-	*anchor_name = anchor->name;
-	return *at + anchor->value - anchor_at;
+	*anchor_name = anchor->field->name;
+	return *at + anchor->value - *anchor->in_base;
 }
 
 } // namespace
@@ -255,8 +281,8 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 		jit = *base.jit;
 		ly.jit = &jit;
 	}
-	std::vector<std::optional<uint32_t>> in_base;
-	in_base.reserve(derived.fields.size());
+	// Read once, not once per moved member: this runs for every table.
+	std::vector<Anchor> anchors;
 	for (const DerivedField &f : derived.fields) {
 		auto old = value_in(f.member, base);
 		if (changed && old && *old != f.value)
@@ -264,15 +290,12 @@ lj_layout with_derived(const lj_layout &base, const DerivedLayout &derived, lj_t
 					   std::to_string(f.value));
 		if (f.member)
 			f.member->set(ly, jit, f.value);
-		in_base.push_back(old);
+		if (std::string_view prefix = struct_of(f.name); has_moved(prefix))
+			anchors.push_back({prefix, old, f.value, &f});
 	}
 	for (const MovedMember &m : moved_members()) {
-		if (!m.member ||
-		    std::any_of(derived.fields.begin(), derived.fields.end(),
-				[&](const DerivedField &f) { return f.member == m.member; }))
-			continue; // the code showed it
 		std::string anchor;
-		auto to = moved(base, derived, in_base, m, &anchor);
+		auto to = m.member ? moved(base, anchors, m, &anchor) : std::nullopt;
 		auto now = value_in(m.member, ly);
 		if (!to || !now)
 			continue;
