@@ -1,9 +1,10 @@
 #include "analyzer/derive/exported_code.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <elf.h>
 #include <gelf.h>
+#include <iterator>
 
 #include "readers/arch/arch.h"
 
@@ -11,20 +12,19 @@ namespace ljcore {
 
 namespace {
 
+// "0x1f": with to_chars, not snprintf, as every field derived names the
+// instruction it came from this way.
 std::string hex(uint64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-	return buf;
+	char buf[2 + 16] = {'0', 'x'};
+	return std::string(buf, std::to_chars(buf + 2, std::end(buf), v, 16).ptr);
 }
 
 } // namespace
 
 std::string FunctionCode::at(uint64_t insn) const
 {
-	char buf[32];
-	snprintf(buf, sizeof buf, "+0x%llx", (unsigned long long)(insn - addr));
-	return name + buf;
+	return name + "+" + hex(insn - addr);
 }
 
 Expected<ExportedCode> ExportedCode::open(Elf *elf)

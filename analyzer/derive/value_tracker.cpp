@@ -387,6 +387,7 @@ private:
 	{
 		CallSite c;
 		c.addr = op.addr, c.target = op.branch_to.value_or(0);
+		c.args.reserve(argument_registers(arch_).size());
 		for (Reg r : argument_registers(arch_))
 			c.args.push_back(register_value(r));
 		if (!op.branch_to && !op.operands.empty()) {
