@@ -249,9 +249,8 @@ private:
 	TrackedValue loaded(const Operand &o) const
 	{
 		TrackedValue at = address_of(o);
-		if (at.kind != TrackedValue::pointer || at.path.full())
+		if (at.kind != TrackedValue::pointer || !at.path.push_back(at.k))
 			return TrackedValue{};
-		at.path.push_back(at.k);
 		at.k = 0, at.width = o.width;
 		return at;
 	}
@@ -333,10 +332,12 @@ private:
 			return read; // hostile code's
 		TrackedValue object = std::move(at);
 		object.k = 0;
-		if (!store && !object.path.full()) {
+		if (!store) {
 			read = object;
-			read.path.push_back(offset);
-			read.width = o.width;
+			if (read.path.push_back(offset))
+				read.width = o.width;
+			else
+				read = TrackedValue{};
 		}
 		trace_.accesses.push_back(MemoryAccess{addr, std::move(object), offset, o.width,
 						       store, store ? std::move(stored) : read});

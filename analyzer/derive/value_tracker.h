@@ -32,9 +32,11 @@ namespace ljcore {
 // g->mainthref: two). Held inline: values are copied at every step and at
 // every branch, and allocating each copy's vector cost as much as
 // decoding. The tracker follows no path longer than max (its value
-// becomes unknown); LuaJIT's deepest is 4, L->base[-1].fn->pc's. A path
-// made from more offsets than max, which no tracked one equals, keeps the
-// first max and is marked overlong.
+// becomes unknown); LuaJIT's deepest is 4, L->base[-1].fn->pc's. Offsets
+// are members' and held in 32 bits: a load from further away is not
+// followed. A path made from more offsets than max, or from one beyond
+// 32 bits, which no tracked one equals, keeps the first max and is marked
+// overlong.
 class LoadPath {
 public:
 	static constexpr size_t max = 6;
@@ -47,20 +49,22 @@ public:
 
 	size_t size() const { return n_; }
 	bool empty() const { return n_ == 0; }
-	bool full() const { return n_ == max; }
-	const int64_t *begin() const { return at_.data(); }
-	const int64_t *end() const { return at_.data() + n_; }
+	const int32_t *begin() const { return at_.data(); }
+	const int32_t *end() const { return at_.data() + n_; }
 	int64_t operator[](size_t i) const { return at_[i]; }
 	int64_t back() const
 	{
 		assert(n_ > 0);
 		return at_[n_ - 1];
 	}
-	// Not when full.
-	void push_back(int64_t offset)
+	// Appends offset; false, leaving the path as it was, when it is full
+	// or offset does not fit.
+	bool push_back(int64_t offset)
 	{
-		if (n_ < max)
-			at_[n_++] = offset;
+		if (n_ == max || !fits(offset))
+			return false;
+		at_[n_++] = int32_t(offset);
+		return true;
 	}
 
 	friend bool operator==(const LoadPath &a, const LoadPath &b)
@@ -76,13 +80,17 @@ public:
 	}
 
 private:
+	static bool fits(int64_t offset) { return offset == int64_t(int32_t(offset)); }
 	LoadPath(const int64_t *offsets, size_t n)
 	    : n_(uint8_t(std::min(n, max))), overlong_(n > max)
 	{
-		std::copy(offsets, offsets + n_, at_.begin());
+		for (size_t i = 0; i < n_; i++) {
+			overlong_ |= !fits(offsets[i]);
+			at_[i] = int32_t(offsets[i]);
+		}
 	}
 
-	std::array<int64_t, max> at_{};
+	std::array<int32_t, max> at_{};
 	uint8_t n_ = 0;
 	bool overlong_ = false;
 };
@@ -90,17 +98,18 @@ private:
 // What a register holds: a constant, or an argument with the loads made
 // from it (path) plus an offset added after the last load; or a count,
 // what such loads read last times scale plus k (a size: "lea edx, [8*rax +
-// 0x28]"), which nothing is loaded through.
+// 0x28]"), which nothing is loaded through. 56 bytes, copied at every
+// step.
 struct TrackedValue {
-	enum Kind { unknown, constant, pointer, count } kind = unknown;
-	int64_t k = 0;     // the constant, or the offset added
-	int64_t scale = 1; // count: what the last load read is multiplied by
+	enum Kind : uint8_t { unknown, constant, pointer, count } kind = unknown;
+	uint8_t width = 0; // bytes of the last load, 0 if not loaded
 	unsigned arg = 0;  // pointer: which argument it starts from,
 			   // stack: the stack pointer at entry,
 			   // element + n: what the nth indexed load read,
 			   // call_result + n: what the nth call returned
+	int64_t k = 0;     // the constant, or the offset added
+	int64_t scale = 1; // count: what the last load read is multiplied by
 	LoadPath path;     // pointer: the offsets loaded from, in turn
-	uint8_t width = 0; // bytes of the last load, 0 if not loaded
 
 	static constexpr unsigned stack = 31, element = 32, call_result = 64;
 
@@ -112,6 +121,7 @@ struct TrackedValue {
 	// from (the one load after p's, no offset added), if it was.
 	std::optional<int64_t> member_of(unsigned a, const LoadPath &p) const;
 };
+static_assert(sizeof(TrackedValue) == 56);
 
 struct MemoryAccess {
 	uint64_t addr;       // of the instruction
