@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -91,9 +92,22 @@ public:
 	}
 	operator std::string_view() const { return {text_.data(), n_}; }
 	bool empty() const { return n_ == 0; }
+	size_t size() const { return n_; }
+	char operator[](size_t i) const { return text_[i]; }
 	friend bool operator==(const Mnemonic &a, std::string_view b)
 	{
 		return std::string_view(a) == b;
+	}
+	// Against a name spelt out, whose length is known: compared inline,
+	// as a word or two, not through memcmp. A step compares its
+	// mnemonic with some thirty names.
+	template <size_t N> bool operator==(const char (&name)[N]) const
+	{
+		return n_ == N - 1 && std::memcmp(text_.data(), name, N - 1) == 0;
+	}
+	template <size_t N> bool starts_with(const char (&prefix)[N]) const
+	{
+		return n_ >= N - 1 && std::memcmp(text_.data(), prefix, N - 1) == 0;
 	}
 
 private:

@@ -4,7 +4,6 @@
 #include <deque>
 #include <optional>
 #include <set>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,23 +30,20 @@ std::optional<int64_t> TrackedValue::member_of(unsigned a, const LoadPath &p) co
 
 namespace {
 
-bool starts_with_any(std::string_view s, std::initializer_list<std::string_view> prefixes)
+template <size_t... N> bool starts_with_any(const Mnemonic &m, const char (&...prefixes)[N])
 {
-	for (auto p : prefixes)
-		if (s.starts_with(p))
-			return true;
-	return false;
+	return (m.starts_with(prefixes) || ...);
 }
 
 // Instructions whose first operand is read, not written.
-bool writes_first_operand(std::string_view m, Arch arch)
+bool writes_first_operand(const Mnemonic &m, Arch arch)
 {
 	if (arch == Arch::x86_64)
 		return !(m == "cmp" || m == "test" || m == "push" || m.starts_with("j") ||
 			 m.starts_with("nop") || m == "ucomisd" || m == "comisd" || m == "bt" ||
 			 m.starts_with("prefetch") || m == "endbr64");
-	return !(starts_with_any(m, {"cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
-				     "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"}));
+	return !(starts_with_any(m, "cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
+				 "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"));
 }
 
 // Values by register: a vector searched from the front, not a std::map.
@@ -138,7 +134,7 @@ public:
 	// the function: another path to follow from there.
 	std::optional<uint64_t> branch_forward(const Operation &op) const
 	{
-		std::string_view m = op.mnemonic;
+		const Mnemonic &m = op.mnemonic;
 		bool conditional = arch_ == Arch::x86_64
 					   ? m.size() > 1 && m[0] == 'j' && m != "jmp"
 					   : m.starts_with("b.") || m == "cbz" || m == "cbnz" ||
@@ -489,7 +485,7 @@ private:
 
 	bool step_x86(const Operation &op)
 	{
-		std::string_view m = op.mnemonic;
+		const Mnemonic &m = op.mnemonic;
 		auto &o = op.operands;
 		if (m == "ret" || m == "hlt" || m == "ud2")
 			return false;
@@ -535,9 +531,8 @@ private:
 			set(dst, constant(0));
 			return true;
 		}
-		if (starts_with_any(m, {"mov", "cmov"}) && o.size() == 2 &&
-		    !m.starts_with("movs") && m != "movzx" && m != "movsx" && m != "movsxd" &&
-		    dst.kind == OperandKind::mem) {
+		if (starts_with_any(m, "mov", "cmov") && o.size() == 2 && !m.starts_with("movs") &&
+		    m != "movzx" && m != "movsx" && m != "movsxd" && dst.kind == OperandKind::mem) {
 			access(op.addr, dst, true, 0, value_of(o[1]));
 			return true;
 		}
@@ -599,7 +594,7 @@ private:
 
 	bool step_arm64(const Operation &op)
 	{
-		std::string_view m = op.mnemonic;
+		const Mnemonic &m = op.mnemonic;
 		auto &o = op.operands;
 		if (m == "ret" || m == "brk" || m == "udf")
 			return false;
@@ -615,10 +610,10 @@ private:
 		if (o.empty())
 			return true;
 		const Operand &dst = o[0];
-		bool load = starts_with_any(m, {"ldr", "ldur", "ldar", "ldapr"});
-		bool load_pair = starts_with_any(m, {"ldp", "ldnp"});
-		bool store = starts_with_any(m, {"str", "stur", "stlr"});
-		bool store_pair = starts_with_any(m, {"stp", "stnp"});
+		bool load = starts_with_any(m, "ldr", "ldur", "ldar", "ldapr");
+		bool load_pair = starts_with_any(m, "ldp", "ldnp");
+		bool store = starts_with_any(m, "str", "stur", "stlr");
+		bool store_pair = starts_with_any(m, "stp", "stnp");
 		if (load && o.size() >= 2) {
 			set_loaded(dst, o[1], access(op.addr, o[1], false));
 			write_back(o, 1);
