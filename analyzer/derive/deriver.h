@@ -31,6 +31,10 @@ struct Traced {
 	// a pointer the function follows, not a number it only compares.
 	bool followed(const TrackedValue &v) const
 	{
+		// Not an unknown value, whose argument 0 and empty path would
+		// read as L itself.
+		if (v.kind != TrackedValue::pointer)
+			return false;
 		auto same_object = [&](const TrackedValue &o) {
 			return o.kind == TrackedValue::pointer && o.arg == v.arg &&
 			       o.path == v.path;

@@ -94,20 +94,30 @@ public:
 	bool empty() const { return n_ == 0; }
 	size_t size() const { return n_; }
 	char operator[](size_t i) const { return text_[i]; }
-	friend bool operator==(const Mnemonic &a, std::string_view b)
+	bool operator==(const Mnemonic &other) const
 	{
-		return std::string_view(a) == b;
+		return std::string_view(*this) == std::string_view(other);
 	}
-	// Against a name spelt out, whose length is known: compared inline,
-	// as a word or two, not through memcmp. A step compares its
-	// mnemonic with some thirty names.
-	template <size_t N> bool operator==(const char (&name)[N]) const
+
+	// A name spelt out in the source: its length known when compiling,
+	// and so compared inline, a word or two, not through memcmp (a step
+	// compares its mnemonic with some thirty names). Only a literal
+	// makes one: an array's contents are not known when compiling.
+	struct Name {
+		template <size_t N>
+		consteval Name(const char (&literal)[N]) : text(literal), n(N - 1)
+		{
+		}
+		const char *text;
+		size_t n;
+	};
+	bool operator==(Name name) const
 	{
-		return n_ == N - 1 && std::memcmp(text_.data(), name, N - 1) == 0;
+		return n_ == name.n && std::memcmp(text_.data(), name.text, name.n) == 0;
 	}
-	template <size_t N> bool starts_with(const char (&prefix)[N]) const
+	bool starts_with(Name prefix) const
 	{
-		return n_ >= N - 1 && std::memcmp(text_.data(), prefix, N - 1) == 0;
+		return n_ >= prefix.n && std::memcmp(text_.data(), prefix.text, prefix.n) == 0;
 	}
 
 private:

@@ -22,7 +22,7 @@ bool TrackedValue::is(unsigned a, const LoadPath &p) const
 
 std::optional<int64_t> TrackedValue::member_of(unsigned a, const LoadPath &p) const
 {
-	if (kind != pointer || arg != a || k != 0 || path.size() != p.size() + 1 ||
+	if (kind != pointer || arg != a || k != 0 || p.overlong() || path.size() != p.size() + 1 ||
 	    !std::equal(p.begin(), p.end(), path.begin()))
 		return std::nullopt;
 	return path.back();
@@ -30,9 +30,12 @@ std::optional<int64_t> TrackedValue::member_of(unsigned a, const LoadPath &p) co
 
 namespace {
 
-template <size_t... N> bool starts_with_any(const Mnemonic &m, const char (&...prefixes)[N])
+bool starts_with_any(const Mnemonic &m, std::initializer_list<Mnemonic::Name> prefixes)
 {
-	return (m.starts_with(prefixes) || ...);
+	for (Mnemonic::Name p : prefixes)
+		if (m.starts_with(p))
+			return true;
+	return false;
 }
 
 // Instructions whose first operand is read, not written.
@@ -42,8 +45,8 @@ bool writes_first_operand(const Mnemonic &m, Arch arch)
 		return !(m == "cmp" || m == "test" || m == "push" || m.starts_with("j") ||
 			 m.starts_with("nop") || m == "ucomisd" || m == "comisd" || m == "bt" ||
 			 m.starts_with("prefetch") || m == "endbr64");
-	return !(starts_with_any(m, "cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
-				 "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"));
+	return !(starts_with_any(m, {"cmp", "cmn", "tst", "cb", "tb", "b.", "ccmp", "ccmn", "prfm",
+				     "nop", "fcmp", "hint", "dmb", "dsb", "isb", "st"}));
 }
 
 // Values by register: a vector searched from the front, not a std::map.
@@ -531,8 +534,9 @@ private:
 			set(dst, constant(0));
 			return true;
 		}
-		if (starts_with_any(m, "mov", "cmov") && o.size() == 2 && !m.starts_with("movs") &&
-		    m != "movzx" && m != "movsx" && m != "movsxd" && dst.kind == OperandKind::mem) {
+		if ((m.starts_with("mov") || m.starts_with("cmov")) && o.size() == 2 &&
+		    !m.starts_with("movs") && m != "movzx" && m != "movsx" && m != "movsxd" &&
+		    dst.kind == OperandKind::mem) {
 			access(op.addr, dst, true, 0, value_of(o[1]));
 			return true;
 		}
@@ -610,10 +614,10 @@ private:
 		if (o.empty())
 			return true;
 		const Operand &dst = o[0];
-		bool load = starts_with_any(m, "ldr", "ldur", "ldar", "ldapr");
-		bool load_pair = starts_with_any(m, "ldp", "ldnp");
-		bool store = starts_with_any(m, "str", "stur", "stlr");
-		bool store_pair = starts_with_any(m, "stp", "stnp");
+		bool load = starts_with_any(m, {"ldr", "ldur", "ldar", "ldapr"});
+		bool load_pair = starts_with_any(m, {"ldp", "ldnp"});
+		bool store = starts_with_any(m, {"str", "stur", "stlr"});
+		bool store_pair = starts_with_any(m, {"stp", "stnp"});
 		if (load && o.size() >= 2) {
 			set_loaded(dst, o[1], access(op.addr, o[1], false));
 			write_back(o, 1);

@@ -49,6 +49,7 @@ public:
 
 	size_t size() const { return n_; }
 	bool empty() const { return n_ == 0; }
+	bool overlong() const { return overlong_; }
 	const int32_t *begin() const { return at_.data(); }
 	const int32_t *end() const { return at_.data() + n_; }
 	int64_t operator[](size_t i) const { return at_[i]; }

@@ -15,11 +15,14 @@ TEST_CASE("x86_64: the module decodes the example's whole .text as the shared li
 {
 	auto module = Disassembler::create(Arch::x86_64);
 	REQUIRE(module);
+	// The module, not the shared libLLVM that create falls back to: only
+	// the module describes an instruction ("ret").
+	ljcore_mc_operation ret;
+	const uint8_t c3[] = {0xc3};
+	REQUIRE((*module)->describe(c3, 0x1000, ret) == 1);
+	// llvm-14-dev depends on the shared libLLVM: a build has it.
 	auto shared = Disassembler::create_shared(Arch::x86_64);
-	if (!shared) {
-		MESSAGE("skipped: no shared libLLVM to compare with: " << shared.error().message);
-		return;
-	}
+	REQUIRE_MESSAGE(shared, (shared ? "" : shared.error().message));
 	auto [text, addr] = text_of(LJCORE_SOURCE_DIR "/testdata/example/luajit");
 	size_t total = 0, differ = 0;
 	for (size_t at = 0; at < text.size(); total++) {

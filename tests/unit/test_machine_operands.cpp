@@ -142,7 +142,7 @@ TEST_CASE("x86_64: what the parts would read otherwise than the text is printed"
 			CHECK_MESSAGE(shown(*read) == shown(printed), shown(printed));
 	}
 	// The text's own reading of a bnd or repne ret, an index alone.
-	CHECK(both_ways(**dis, {0xf2, 0xc3}).first.mnemonic == "ret");
+	CHECK(std::string_view(both_ways(**dis, {0xf2, 0xc3}).first.mnemonic) == "ret");
 	Operation index_alone = both_ways(**dis, {0x8b, 0x04, 0x05, 0x34, 0x12, 0x00, 0x00}).first;
 	REQUIRE(index_alone.operands.size() == 2);
 	CHECK(index_alone.operands[1].reg == 0);
