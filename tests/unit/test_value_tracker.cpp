@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "analyzer/derive/deriver.h"
 #include "analyzer/derive/value_tracker.h"
 
 using namespace ljcore;
@@ -388,4 +389,33 @@ TEST_CASE("arm64: a conditional select gives each value on a path of its own, wh
 	FunctionTrace plain = track(code, Arch::aarch64);
 	REQUIRE(plain.calls.size() == 1);
 	CHECK(plain.calls[0].args[2].kind == TrackedValue::unknown);
+}
+
+TEST_CASE("a load from beyond 32 bits of an object is not followed")
+{
+	// Hostile code: no member is 2 GB into an object.
+	FunctionTrace t = track({
+		"add rdi, 0x7fffff00",
+		"mov rax, qword ptr [rdi + 0x200]",
+		"mov rdx, qword ptr [rax + 0x10]",
+		"ret",
+	});
+	REQUIRE(!t.accesses.empty());
+	const MemoryAccess &far = t.accesses[0];
+	CHECK(far.object.is(0, {}));
+	CHECK(far.offset == 0x80000100);
+	CHECK(far.value.kind == TrackedValue::unknown);
+	// What it read is no pointer, so nothing is loaded through it, and
+	// it is not taken for the object it was read from (L, for glref_from).
+	CHECK(t.accesses.size() == 1);
+	const Traced traced{FunctionCode{}, t, {}};
+	CHECK(!traced.followed(far.value));
+	// A rule's path with such an offset matches no tracked one.
+	LoadPath beyond{0x80000100};
+	CHECK(!(beyond == LoadPath{int64_t(int32_t(0x80000100))}));
+	TrackedValue member;
+	member.kind = TrackedValue::pointer;
+	member.path = LoadPath{int64_t(int32_t(0x80000100)), 8};
+	CHECK(!member.member_of(0, beyond));
+	CHECK(member.member_of(0, LoadPath{int64_t(int32_t(0x80000100))}) == 8);
 }
