@@ -252,22 +252,10 @@ void parse_arm64_memory(std::string_view s, Operand &op)
 // for every instruction decoded.
 std::string_view next_operand(std::string_view &s, bool &comma)
 {
-	int depth = 0;
-	for (size_t i = 0; i < s.size(); i++) {
-		if (s[i] == '[' || s[i] == '{')
-			depth++;
-		else if ((s[i] == ']' || s[i] == '}') && depth > 0)
-			depth--;
-		else if (s[i] == ',' && depth == 0) {
-			std::string_view operand = trim(s.substr(0, i));
-			s.remove_prefix(i + 1);
-			comma = true;
-			return operand;
-		}
-	}
-	std::string_view operand = trim(s);
-	s = {};
-	comma = false;
+	size_t length = ljcore_mc_operand_length(s.data(), s.size());
+	std::string_view operand = trim(s.substr(0, length));
+	comma = length < s.size();
+	s = comma ? s.substr(length + 1) : std::string_view();
 	return operand;
 }
 

@@ -168,13 +168,11 @@ Expected<const ljcore_mc *> load_shared_llvm(Arch arch)
 	return &shared;
 }
 
-// LLVM's disassembler for arch, loaded once per process on first use (a
-// failure is kept too, to be reported by every Disassembler::create):
-// ljcore's module when it has one and it loads, else the shared libLLVM
-// (whose failure reports the module's, if there was one). Linked into
-// ljcore, LLVM's tables' relocations would cost every run some 2.5 ms at
-// start-up, disassembling or not. Never unloaded: LLVM registers its
-// targets in its globals.
+// LLVM's disassembler for arch (loaded_once keeps it, a failure too, to
+// be reported by every Disassembler::create): ljcore's module when it has one and it loads, else
+// the shared libLLVM (whose failure reports the module's, if there was one). Linked into ljcore,
+// LLVM's tables' relocations would cost every run some 2.5 ms at start-up, disassembling or not.
+// Never unloaded: LLVM registers its targets in its globals.
 Expected<const ljcore_mc *> load_llvm(Arch arch)
 {
 	auto path = module_path(arch);
@@ -187,13 +185,16 @@ Expected<const ljcore_mc *> load_llvm(Arch arch)
 	return shared ? shared : module;
 }
 
-const Expected<const ljcore_mc *> &llvm(Arch arch)
+// What load gives for arch, loaded on first use, once per process and
+// architecture.
+template <Expected<const ljcore_mc *> (*load)(Arch)>
+const Expected<const ljcore_mc *> &loaded_once(Arch arch)
 {
 	if (arch == Arch::x86_64) {
-		static const Expected<const ljcore_mc *> x86_64 = load_llvm(arch);
+		static const Expected<const ljcore_mc *> x86_64 = load(arch);
 		return x86_64;
 	}
-	static const Expected<const ljcore_mc *> aarch64 = load_llvm(arch);
+	static const Expected<const ljcore_mc *> aarch64 = load(arch);
 	return aarch64;
 }
 
@@ -214,17 +215,12 @@ Disassembler::create_from(Arch arch, const Expected<const ljcore_mc *> &lib)
 
 Expected<std::unique_ptr<Disassembler>> Disassembler::create(Arch arch)
 {
-	return create_from(arch, llvm(arch));
+	return create_from(arch, loaded_once<load_llvm>(arch));
 }
 
 Expected<std::unique_ptr<Disassembler>> Disassembler::create_shared(Arch arch)
 {
-	if (arch == Arch::x86_64) {
-		static const Expected<const ljcore_mc *> x86_64 = load_shared_llvm(arch);
-		return create_from(arch, x86_64);
-	}
-	static const Expected<const ljcore_mc *> aarch64 = load_shared_llvm(arch);
-	return create_from(arch, aarch64);
+	return create_from(arch, loaded_once<load_shared_llvm>(arch));
 }
 
 Disassembler::~Disassembler()

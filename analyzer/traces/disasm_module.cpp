@@ -264,12 +264,7 @@ bool reads_as_text(Decoder *d, const llvm::MCInst &inst, uint64_t pc, uint64_t l
 	text = trim(text.substr(space));
 	unsigned n = 0;
 	while (!text.empty()) {
-		int depth = 0;
-		size_t end = 0;
-		for (; end < text.size() && !(text[end] == ',' && depth == 0); end++) {
-			depth += text[end] == '[' || text[end] == '{';
-			depth -= (text[end] == ']' || text[end] == '}') && depth > 0;
-		}
+		size_t end = ljcore_mc_operand_length(text.data(), text.size());
 		std::string_view operand = trim(text.substr(0, end));
 		text = end < text.size() ? trim(text.substr(end + 1)) : std::string_view();
 		if (n >= parts.operand_count)

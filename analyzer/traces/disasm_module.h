@@ -78,6 +78,26 @@ static inline uint8_t ljcore_mc_x86_text_width(const char *operand, size_t lengt
 	return 0;
 }
 
+/* The length of the operand an instruction's operand text starts with:
+ * up to its first comma outside brackets and braces ("qword ptr [rax +
+ * 8*rcx]", AArch64's "{v0.16b, v1.16b}"). How ljcore splits an
+ * instruction's text (machine_operands.cpp), and so how describe's check
+ * splits it. */
+static inline size_t ljcore_mc_operand_length(const char *text, size_t length)
+{
+	int depth = 0;
+	size_t i = 0;
+	for (; i < length; i++) {
+		if (text[i] == '[' || text[i] == '{')
+			depth++;
+		else if ((text[i] == ']' || text[i] == '}') && depth > 0)
+			depth--;
+		else if (text[i] == ',' && depth == 0)
+			break;
+	}
+	return i;
+}
+
 struct ljcore_mc {
 	/* A decoder for an LLVM triple, Intel syntax or the target's own;
 	 * NULL when LLVM has none. */
